@@ -1,0 +1,53 @@
+// Space expansion: streams the configurations of a SweepSpec without materialising the space.
+//
+// Order: the cartesian product of the swept parameters in declaration order, the LAST declared
+// parameter varying fastest; pinned values are merged into every configuration; inert parameters
+// are dropped (they never multiply the space and never appear in a Config); constraints filter.
+// Memory is O(number of parameters) regardless of the space size.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/space/spec.h"
+#include "common/space/value.h"
+
+namespace fleetsweep {
+
+class SpaceIterator {
+ public:
+  explicit SpaceIterator(const SweepSpec& spec);  // spec must outlive the iterator
+  // Advances to the next configuration that satisfies every constraint. Returns false at the end.
+  bool Next(Config* out);
+  // Index of the last returned configuration in the raw (unconstrained) product.
+  uint64_t raw_index() const;
+
+ private:
+  const SweepSpec& spec_;
+  std::vector<const ParamSpec*> swept_;
+  std::vector<size_t> digits_;
+  Config current_;
+  bool started_ = false;
+  bool done_ = false;
+  uint64_t raw_index_ = 0;
+};
+
+struct SpaceCounts {
+  // Product of the level counts of swept + inert parameters (what a naive grid would run).
+  double raw = 0;
+  double after_inert = 0;   // inert dropped
+  double after_pinned = 0;  // pinned collapsed to one value (equals swept product)
+  // Configurations left after applying constraints 1..k in order (size == constraints.size()).
+  std::vector<uint64_t> after_constraint;
+  uint64_t final_count = 0;
+};
+
+// Counts without materialising (streams the swept product once). Errors: kInvalidArgument when a
+// constraint cannot be evaluated on some configuration (names the constraint and the config).
+StatusOr<SpaceCounts> CountSpace(const SweepSpec& spec);
+
+// Evaluates every constraint on `config`. Returns true when all hold.
+StatusOr<bool> SatisfiesConstraints(const SweepSpec& spec, const Config& config);
+
+}  // namespace fleetsweep
