@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,26 +16,36 @@
 
 namespace fleetsweep {
 
+class SpaceWalker;  // space_walker.h (internal)
+
+// Not thread-safe; not copyable. Allocates only when it copies a Config out (Next).
 class SpaceIterator {
  public:
   explicit SpaceIterator(const SweepSpec& spec);  // spec must outlive the iterator
-  // Advances to the next configuration that satisfies every constraint. Returns false at the end.
+  ~SpaceIterator();
+  SpaceIterator(const SpaceIterator&) = delete;
+  SpaceIterator& operator=(const SpaceIterator&) = delete;
+
+  // Advances to the next configuration that satisfies every constraint. Returns false at the end
+  // or on an error (then status() is not OK: a constraint that does not parse, names an unknown or
+  // inert parameter, or cannot be evaluated on some configuration).
   bool Next(Config* out);
+  // Same without copying: on true, current() is the configuration (valid until the next call).
+  bool Advance();
+  const Config& current() const;
   // Index of the last returned configuration in the raw (unconstrained) product.
   uint64_t raw_index() const;
+  const Status& status() const { return status_; }
 
  private:
-  const SweepSpec& spec_;
-  std::vector<const ParamSpec*> swept_;
-  std::vector<size_t> digits_;
-  Config current_;
-  bool started_ = false;
+  std::unique_ptr<SpaceWalker> walker_;
+  Status status_;
   bool done_ = false;
-  uint64_t raw_index_ = 0;
 };
 
 struct SpaceCounts {
-  // Product of the level counts of swept + inert parameters (what a naive grid would run).
+  // Product of the level counts of swept + inert parameters, and of pinned parameters that
+  // declare the levels they would have had (what a naive grid would run).
   double raw = 0;
   double after_inert = 0;   // inert dropped
   double after_pinned = 0;  // pinned collapsed to one value (equals swept product)

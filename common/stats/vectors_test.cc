@@ -1,0 +1,201 @@
+// Compares common/stats with reference values from numpy/SciPy (and the independent Python
+// implementations in scripts/gen_stats_vectors.py), read from tests/data/stats/vectors.json.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "common/stats/stats.h"
+
+namespace fleetsweep::stats {
+namespace {
+
+using nlohmann::json;
+
+const json& Vectors() {
+  static const json* vectors = [] {
+    // $FLEETSWEEP_SRC (set by ctest) wins; the configure-time source dir is the fallback.
+    const char* src = std::getenv("FLEETSWEEP_SRC");
+#ifdef FLEETSWEEP_SOURCE_DIR
+    const std::string root = src != nullptr ? src : FLEETSWEEP_SOURCE_DIR;
+#else
+    const std::string root = src != nullptr ? src : ".";
+#endif
+    const std::string path = root + "/tests/data/stats/vectors.json";
+    std::ifstream in(path);
+    if (!in) {
+      ADD_FAILURE() << "cannot open " << path << " (set FLEETSWEEP_SRC to the repository root)";
+      return new json(json::object());
+    }
+    return new json(json::parse(in));
+  }();
+  return *vectors;
+}
+
+std::vector<double> Doubles(const json& j) { return j.get<std::vector<double>>(); }
+
+// NaN cells are stored as null.
+std::vector<std::vector<double>> Table(const json& j) {
+  std::vector<std::vector<double>> t;
+  for (const auto& row : j) {
+    std::vector<double> r;
+    for (const auto& v : row) {
+      r.push_back(v.is_null() ? std::numeric_limits<double>::quiet_NaN() : v.get<double>());
+    }
+    t.push_back(r);
+  }
+  return t;
+}
+
+// |actual - expected| <= rel * |expected| + abs.
+::testing::AssertionResult Close(double actual, double expected, double rel, double abs = 0) {
+  if (std::isnan(expected) && std::isnan(actual)) return ::testing::AssertionSuccess();
+  if (actual == expected) return ::testing::AssertionSuccess();
+  const double err = std::fabs(actual - expected);
+  if (err <= rel * std::fabs(expected) + abs) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "actual " << actual << " expected " << expected
+                                       << " (rel err " << err / std::fabs(expected) << ")";
+}
+
+constexpr double kExact = 1e-12;  // quantities computed by the same arithmetic as numpy
+constexpr double kPValue = 1e-9;
+
+TEST(StatsVectors, FileLoaded) {
+  ASSERT_TRUE(Vectors().contains("descriptive"));
+  EXPECT_GE(Vectors()["descriptive"].size(), 10u);
+}
+
+TEST(StatsVectors, RngMatchesPythonTranscription) {
+  for (const auto& c : Vectors()["rng"]) {
+    Rng rng(c["seed"].get<uint64_t>());
+    for (const auto& v : c["u64"]) EXPECT_EQ(rng.Next(), v.get<uint64_t>());
+    Rng idx_rng(c["seed"].get<uint64_t>());
+    const auto ns = c["index_n"].get<std::vector<uint32_t>>();
+    const auto want = c["index"].get<std::vector<uint32_t>>();
+    for (size_t i = 0; i < ns.size(); ++i) EXPECT_EQ(idx_rng.UniformIndex(ns[i]), want[i]);
+  }
+}
+
+TEST(StatsVectors, Descriptive) {
+  for (const auto& c : Vectors()["descriptive"]) {
+    const std::vector<double> x = Doubles(c["x"]);
+    SCOPED_TRACE("n=" + std::to_string(x.size()));
+    EXPECT_TRUE(Close(*Median(x), c["median"].get<double>(), kExact));
+    const auto qs = Doubles(c["q"]);
+    const auto want = Doubles(c["quantile"]);
+    for (size_t i = 0; i < qs.size(); ++i) {
+      EXPECT_TRUE(Close(*Quantile(x, qs[i]), want[i], kExact)) << "q=" << qs[i];
+    }
+    EXPECT_TRUE(Close(*Mad(x), c["mad"].get<double>(), kExact));
+    EXPECT_TRUE(Close(*Mad(x, /*scaled=*/true), c["mad_normal"].get<double>(), kExact));
+    EXPECT_TRUE(Close(*Mean(x), c["mean"].get<double>(), 1e-12));
+    EXPECT_TRUE(Close(*StdDev(x, 0), c["std_ddof0"].get<double>(), 1e-10, 1e-12));
+    if (!c["std_ddof1"].is_null()) {
+      EXPECT_TRUE(Close(*StdDev(x, 1), c["std_ddof1"].get<double>(), 1e-10, 1e-12));
+    }
+    const Summary s = *Summarize(x);
+    EXPECT_EQ(s.median, *Median(x));
+    EXPECT_EQ(s.mad, *Mad(x));
+    EXPECT_EQ(s.mad_normal, *Mad(x, true));
+  }
+}
+
+TEST(StatsVectors, MannWhitney) {
+  for (const auto& c : Vectors()["mannwhitneyu"]) {
+    const auto r = MannWhitneyU(Doubles(c["x"]), Doubles(c["y"]));
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(Close(r->u, c["u"].get<double>(), kExact));
+    EXPECT_TRUE(Close(r->p_value, c["p"].get<double>(), kPValue));
+  }
+}
+
+TEST(StatsVectors, KruskalWallis) {
+  for (const auto& c : Vectors()["kruskal"]) {
+    std::vector<std::vector<double>> groups;
+    for (const auto& g : c["groups"]) groups.push_back(Doubles(g));
+    const auto r = KruskalWallis(groups);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(Close(r->h, c["h"].get<double>(), 1e-11));
+    EXPECT_EQ(r->df, c["df"].get<int>());
+    EXPECT_TRUE(Close(r->p_value, c["p"].get<double>(), kPValue));
+    EXPECT_TRUE(Close(r->epsilon_squared, c["epsilon_squared"].get<double>(), 1e-11));
+  }
+}
+
+TEST(StatsVectors, NormalFunctions) {
+  for (const auto& c : Vectors()["norm_ppf"]) {
+    const double p = c["p"].get<double>();
+    EXPECT_TRUE(Close(NormalQuantile(p), c["x"].get<double>(), 1e-13, 1e-15)) << "p=" << p;
+  }
+  for (const auto& c : Vectors()["norm_cdf"]) {
+    const double x = c["x"].get<double>();
+    // Far tails: SciPy flushes Phi(-38) = 2.9e-316 (subnormal) to 0 and its erfc differs from
+    // libm's by ~2e-13 relative near 1e-300; both are inside this tolerance.
+    EXPECT_TRUE(Close(NormalCdf(x), c["cdf"].get<double>(), 1e-12, 1e-300)) << "x=" << x;
+    EXPECT_TRUE(Close(NormalSf(x), c["sf"].get<double>(), 1e-12, 1e-300)) << "x=" << x;
+  }
+}
+
+TEST(StatsVectors, IncompleteGammaAndChiSquare) {
+  for (const auto& c : Vectors()["gamma"]) {
+    const double a = c["a"].get<double>(), x = c["x"].get<double>();
+    EXPECT_TRUE(Close(RegularizedGammaP(a, x), c["p"].get<double>(), 1e-11, 1e-300))
+        << "a=" << a << " x=" << x;
+    EXPECT_TRUE(Close(RegularizedGammaQ(a, x), c["q"].get<double>(), 1e-11, 1e-300))
+        << "a=" << a << " x=" << x;
+  }
+  for (const auto& c : Vectors()["chi2_sf"]) {
+    const double x = c["x"].get<double>(), df = c["df"].get<double>();
+    EXPECT_TRUE(Close(ChiSquareSf(x, df), c["sf"].get<double>(), 1e-11, 1e-300))
+        << "x=" << x << " df=" << df;
+  }
+}
+
+TEST(StatsVectors, MedianPolish) {
+  for (const auto& c : Vectors()["median_polish"]) {
+    MedianPolishOptions opt;
+    opt.tol = c["tol"].get<double>();
+    opt.max_iter = c["max_iter"].get<int>();
+    const auto r = MedianPolish(Table(c["table"]), opt);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(Close(r->overall, c["overall"].get<double>(), 1e-12, 1e-12));
+    const auto rows = Doubles(c["row"]), cols = Doubles(c["col"]);
+    ASSERT_EQ(r->row_effects.size(), rows.size());
+    ASSERT_EQ(r->col_effects.size(), cols.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+      EXPECT_TRUE(Close(r->row_effects[i], rows[i], 1e-12, 1e-12));
+    }
+    for (size_t i = 0; i < cols.size(); ++i) {
+      EXPECT_TRUE(Close(r->col_effects[i], cols[i], 1e-12, 1e-12));
+    }
+    const auto resid = Table(c["residuals"]);
+    for (size_t i = 0; i < resid.size(); ++i) {
+      for (size_t j = 0; j < resid[i].size(); ++j) {
+        EXPECT_TRUE(Close(r->residuals[i][j], resid[i][j], 1e-12, 1e-12)) << i << "," << j;
+      }
+    }
+    EXPECT_EQ(r->iterations, c["iterations"].get<int>());
+    EXPECT_EQ(r->converged, c["converged"].get<bool>());
+  }
+}
+
+TEST(StatsVectors, HodgesLehmann) {
+  for (const auto& c : Vectors()["hodges_lehmann"]) {
+    const auto r =
+        HodgesLehmannShift(Doubles(c["x"]), Doubles(c["y"]), c["confidence"].get<double>());
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(Close(r->estimate, c["estimate"].get<double>(), kExact));
+    EXPECT_EQ(r->ci.low, c["low"].get<double>());
+    EXPECT_EQ(r->ci.high, c["high"].get<double>());
+    EXPECT_TRUE(Close(r->achieved_confidence, c["achieved_confidence"].get<double>(), 1e-9));
+    EXPECT_EQ(r->exact, c["exact"].get<bool>());
+  }
+}
+
+}  // namespace
+}  // namespace fleetsweep::stats

@@ -1,0 +1,341 @@
+#include "common/store/file_store.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "common/store/store_checks.h"
+
+namespace fleetsweep {
+namespace {
+
+std::string Errno(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+// [u32 sweep length][sweep][body]
+std::string Payload(const std::string& sweep, const std::string& body) {
+  std::string p;
+  p.reserve(4 + sweep.size() + body.size());
+  auto n = static_cast<uint32_t>(sweep.size());
+  for (int i = 0; i < 4; ++i) p.push_back(static_cast<char>((n >> (8 * i)) & 0xFF));
+  p += sweep;
+  p += body;
+  return p;
+}
+
+bool SplitPayload(std::string_view p, std::string* sweep, std::string_view* body) {
+  if (p.size() < 4) return false;
+  uint32_t n = 0;
+  for (int i = 0; i < 4; ++i)
+    n |= static_cast<uint32_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  if (n > p.size() - 4) return false;
+  sweep->assign(p.data() + 4, n);
+  *body = p.substr(4 + n);
+  return true;
+}
+
+Status ReadWholeFile(int fd, const std::string& path, std::string* out) {
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return Status::Internal(Errno("fstat " + path));
+  out->resize(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < out->size()) {
+    ssize_t n = ::pread(fd, out->data() + done, out->size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Status::Internal(Errno("read " + path));
+    if (n == 0) break;
+    done += static_cast<size_t>(n);
+  }
+  out->resize(done);
+  return Status::Ok();
+}
+
+void SyncDir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd >= 0) {
+    ::fsync(fd);
+    ::close(fd);
+  }
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<FileStore>> FileStore::Open(const std::string& dir,
+                                                     FileStoreOptions options) {
+  if (dir.empty()) return Status::InvalidArgument("file store: empty directory path");
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    return Status::Internal("file store: cannot create directory " + dir + ": " + ec.message());
+  std::unique_ptr<FileStore> store(new FileStore(dir, options));
+  FS_RETURN_IF_ERROR(store->Lock());
+  FS_RETURN_IF_ERROR(store->Replay());
+  return store;
+}
+
+FileStore::~FileStore() {
+  if (log_fd_ >= 0) {
+    if (unsynced_records_ > 0) ::fdatasync(log_fd_);
+    ::close(log_fd_);
+  }
+  if (lock_fd_ >= 0) ::close(lock_fd_);  // releases the flock
+}
+
+Status FileStore::Lock() {
+  std::string path = dir_ + "/LOCK";
+  lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) return Status::Internal(Errno("file store: open " + path));
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    int err = errno;
+    char buf[32] = {0};
+    ssize_t n = ::pread(lock_fd_, buf, sizeof(buf) - 1, 0);
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    if (err != EWOULDBLOCK)
+      return Status::Internal("file store: flock " + path + ": " + std::strerror(err));
+    std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : "";
+    while (!holder.empty() && (holder.back() == '\n' || holder.back() == ' ')) holder.pop_back();
+    std::string who = holder.empty() ? "another opener" : "pid " + holder;
+    if (!holder.empty() && holder == std::to_string(::getpid())) who += " (this process)";
+    return Status::FailedPrecondition("file store " + dir_ + " is locked by " + who +
+                                      "; only one process may open a store directory");
+  }
+  std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(lock_fd_, 0) != 0 || ::pwrite(lock_fd_, pid.data(), pid.size(), 0) < 0) {
+    return Status::Internal(Errno("file store: write " + path));
+  }
+  return Status::Ok();
+}
+
+Status FileStore::Replay() {
+  std::string path = log_path();
+  log_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (log_fd_ < 0) return Status::Internal(Errno("file store: open " + path));
+  std::string image;
+  FS_RETURN_IF_ERROR(ReadWholeFile(log_fd_, path, &image));
+  last_sync_ = std::chrono::steady_clock::now();
+  if (image.empty()) {
+    // A new log: write the magic durably, and the directory entry too.
+    std::string magic(kLogMagic);
+    if (::pwrite(log_fd_, magic.data(), magic.size(), 0) != static_cast<ssize_t>(magic.size()) ||
+        ::fdatasync(log_fd_) != 0) {
+      return Status::Internal(Errno("file store: write " + path));
+    }
+    SyncDir(dir_);
+    size_ = magic.size();
+    return Status::Ok();
+  }
+  FS_ASSIGN_OR_RETURN(LogScan scan, ScanLog(image, path));
+  for (const LogRecord& r : scan.records) {
+    FS_RETURN_IF_ERROR(ApplyRecord(r.type, r.payload, r.offset));
+  }
+  size_ = scan.valid_end;
+  if (scan.torn_tail_bytes > 0) {
+    recovery_note_ = "dropped a torn tail of " + std::to_string(scan.torn_tail_bytes) +
+                     " bytes at byte offset " + std::to_string(scan.valid_end) + " (" +
+                     scan.torn_reason + "); kept " + std::to_string(scan.records.size()) +
+                     " records";
+    std::cerr << "fleetsweep: warning: file store " << path << ": " << recovery_note_ << std::endl;
+    if (size_ < kLogMagic.size()) {
+      std::string magic(kLogMagic);
+      if (::pwrite(log_fd_, magic.data(), magic.size(), 0) != static_cast<ssize_t>(magic.size())) {
+        return Status::Internal(Errno("file store: write " + path));
+      }
+      size_ = magic.size();
+    }
+    if (::ftruncate(log_fd_, static_cast<off_t>(size_)) != 0 || ::fdatasync(log_fd_) != 0) {
+      return Status::Internal(Errno("file store: truncate " + path));
+    }
+  }
+  return Status::Ok();
+}
+
+Status FileStore::ApplyRecord(RecordType type, std::string_view payload, uint64_t offset) {
+  std::string sweep;
+  std::string_view body;
+  auto bad = [&](const std::string& why) {
+    return Status::DataLoss("file store " + log_path() + ": record at byte offset " +
+                            std::to_string(offset) + ": " + why);
+  };
+  if (!SplitPayload(payload, &sweep, &body)) return bad("malformed payload");
+  Sweep& s = sweeps_[sweep];
+  switch (type) {
+    case RecordType::kSpec:
+      s.spec = std::string(body);
+      break;
+    case RecordType::kConfig: {
+      v1::ConfigRecord c;
+      if (!c.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+        return bad("undecodable ConfigRecord");
+      }
+      std::string key = c.config_key();
+      s.configs[key] = std::move(c);
+      break;
+    }
+    case RecordType::kAttempt: {
+      v1::Attempt a;
+      if (!a.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+        return bad("undecodable Attempt");
+      }
+      s.attempts.emplace(AttemptKey(a), std::move(a));  // the first one wins
+      break;
+    }
+    case RecordType::kEvent:
+      s.events.emplace_back(body);
+      break;
+  }
+  return Status::Ok();
+}
+
+Status FileStore::Append(const std::string& batch, int records) {
+  if (broken_) {
+    return Status::Internal("file store " + log_path() +
+                            ": an earlier write failed and could not be rolled back; reopen");
+  }
+  size_t done = 0;
+  while (done < batch.size()) {
+    ssize_t n = ::pwrite(log_fd_, batch.data() + done, batch.size() - done,
+                         static_cast<off_t>(size_ + done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      Status s = Status::Internal(Errno("file store: write " + log_path()));
+      if (::ftruncate(log_fd_, static_cast<off_t>(size_)) != 0) broken_ = true;
+      return s;
+    }
+    done += static_cast<size_t>(n);
+  }
+  size_ += batch.size();
+  unsynced_records_ += records;
+  auto since = std::chrono::steady_clock::now() - last_sync_;
+  bool by_count =
+      options_.sync_every_records > 0 && unsynced_records_ >= options_.sync_every_records;
+  bool by_time =
+      options_.sync_every_ms > 0 && since >= std::chrono::milliseconds(options_.sync_every_ms);
+  if (by_count || by_time) return Sync();
+  return Status::Ok();
+}
+
+Status FileStore::Sync() {
+  if (::fdatasync(log_fd_) != 0)
+    return Status::Internal(Errno("file store: fdatasync " + log_path()));
+  unsynced_records_ = 0;
+  last_sync_ = std::chrono::steady_clock::now();
+  return Status::Ok();
+}
+
+Status FileStore::Flush() { return unsynced_records_ > 0 ? Sync() : Status::Ok(); }
+
+Status FileStore::PutSpec(const std::string& sweep, const std::string& spec_yaml) {
+  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
+  auto it = sweeps_.find(sweep);
+  if (it != sweeps_.end() && it->second.spec.has_value()) {
+    if (*it->second.spec == spec_yaml) return Status::Ok();
+    return Status::AlreadyExists("sweep '" + sweep +
+                                 "' already has a different spec; a resumed sweep must keep its "
+                                 "spec (start a new sweep name to change it)");
+  }
+  std::string batch;
+  AppendRecord(&batch, RecordType::kSpec, Payload(sweep, spec_yaml));
+  FS_RETURN_IF_ERROR(Append(batch, 1));
+  sweeps_[sweep].spec = spec_yaml;
+  return Status::Ok();
+}
+
+StatusOr<std::optional<std::string>> FileStore::GetSpec(const std::string& sweep) {
+  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
+  auto it = sweeps_.find(sweep);
+  if (it == sweeps_.end()) return std::optional<std::string>();
+  return it->second.spec;
+}
+
+Status FileStore::PutConfigs(const std::string& sweep,
+                             const std::vector<v1::ConfigRecord>& configs) {
+  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
+  for (const auto& c : configs) FS_RETURN_IF_ERROR(CheckConfigRecord(c));
+  if (configs.empty()) return Status::Ok();
+  std::vector<v1::ConfigRecord> clean = configs;
+  std::string batch;
+  for (auto& c : clean) {
+    SanitizeUtf8Fields(&c);
+    AppendRecord(&batch, RecordType::kConfig, Payload(sweep, c.SerializeAsString()));
+  }
+  FS_RETURN_IF_ERROR(Append(batch, static_cast<int>(clean.size())));
+  Sweep& s = sweeps_[sweep];
+  for (auto& c : clean) {
+    std::string key = c.config_key();
+    s.configs[key] = std::move(c);
+  }
+  return Status::Ok();
+}
+
+StatusOr<std::vector<v1::ConfigRecord>> FileStore::LoadConfigs(const std::string& sweep) {
+  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
+  std::vector<v1::ConfigRecord> out;
+  auto it = sweeps_.find(sweep);
+  if (it == sweeps_.end()) return out;
+  out.reserve(it->second.configs.size());
+  for (const auto& [key, c] : it->second.configs) out.push_back(c);
+  SortConfigs(&out);
+  return out;
+}
+
+StatusOr<bool> FileStore::PutAttempt(const std::string& sweep, const v1::Attempt& attempt) {
+  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
+  FS_RETURN_IF_ERROR(CheckAttempt(attempt));
+  std::string key = AttemptKey(attempt);
+  auto it = sweeps_.find(sweep);
+  if (it != sweeps_.end() && it->second.attempts.count(key) > 0) return false;
+  std::optional<v1::Attempt> copy;
+  const v1::Attempt& clean = Sanitized(attempt, &copy);
+  std::string batch;
+  AppendRecord(&batch, RecordType::kAttempt, Payload(sweep, clean.SerializeAsString()));
+  FS_RETURN_IF_ERROR(Append(batch, 1));
+  sweeps_[sweep].attempts.emplace(std::move(key), clean);
+  return true;
+}
+
+StatusOr<std::vector<v1::Attempt>> FileStore::LoadAttempts(const std::string& sweep) {
+  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
+  std::vector<v1::Attempt> out;
+  auto it = sweeps_.find(sweep);
+  if (it == sweeps_.end()) return out;
+  out.reserve(it->second.attempts.size());
+  for (const auto& [key, a] : it->second.attempts) out.push_back(a);
+  return out;
+}
+
+StatusOr<int64_t> FileStore::CountAttempts(const std::string& sweep) {
+  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
+  auto it = sweeps_.find(sweep);
+  return it == sweeps_.end() ? int64_t{0} : static_cast<int64_t>(it->second.attempts.size());
+}
+
+Status FileStore::AppendEvent(const std::string& sweep, const std::string& event_json) {
+  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
+  std::string batch;
+  AppendRecord(&batch, RecordType::kEvent, Payload(sweep, event_json));
+  FS_RETURN_IF_ERROR(Append(batch, 1));
+  sweeps_[sweep].events.push_back(event_json);
+  return Status::Ok();
+}
+
+StatusOr<std::vector<std::string>> FileStore::ReadEvents(const std::string& sweep, int64_t from,
+                                                         int64_t max) {
+  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
+  FS_RETURN_IF_ERROR(CheckEventRange(from, max));
+  std::vector<std::string> out;
+  auto it = sweeps_.find(sweep);
+  if (it == sweeps_.end()) return out;
+  const auto& events = it->second.events;
+  for (int64_t i = from; i < static_cast<int64_t>(events.size()) && i - from < max; ++i) {
+    out.push_back(events[static_cast<size_t>(i)]);
+  }
+  return out;
+}
+
+}  // namespace fleetsweep

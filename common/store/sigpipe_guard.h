@@ -1,0 +1,28 @@
+// ScopedSigpipeGuard: keeps SIGPIPE from killing the process during a socket write.
+//
+// hiredis writes with write(2): on a connection the server has closed, a second write raises
+// SIGPIPE, which kills a process that has not ignored it. This blocks SIGPIPE in the calling
+// thread for the scope, then swallows a SIGPIPE raised meanwhile (one that was already pending
+// before is left alone), so the failure surfaces as EPIPE -> kUnavailable instead.
+//
+// Thread-safety: affects only the calling thread's signal mask; use it on one thread, in scope.
+#pragma once
+
+#include <signal.h>
+
+namespace fleetsweep {
+
+class ScopedSigpipeGuard {
+ public:
+  ScopedSigpipeGuard();
+  ~ScopedSigpipeGuard();
+  ScopedSigpipeGuard(const ScopedSigpipeGuard&) = delete;
+  ScopedSigpipeGuard& operator=(const ScopedSigpipeGuard&) = delete;
+
+ private:
+  sigset_t pipe_;
+  sigset_t old_;
+  bool was_pending_ = false;
+};
+
+}  // namespace fleetsweep

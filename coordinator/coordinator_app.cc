@@ -1,0 +1,204 @@
+#include "coordinator/coordinator_app.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <random>
+
+#include "common/metrics/coordinator_metrics.h"
+#include "common/metrics/exposer.h"
+#include "common/space/spec.h"
+#include "common/store/store.h"
+#include "coordinator/aggregator.h"
+#include "coordinator/results_writer.h"
+#include "coordinator/robust.h"
+#include "spdlog/spdlog.h"
+
+namespace fleetsweep {
+namespace {
+
+double Now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::string FormatSeconds(double s) {
+  char b[32];
+  if (s < 120) std::snprintf(b, sizeof b, "%.0fs", s);
+  else if (s < 7200) std::snprintf(b, sizeof b, "%.0fm%02.0fs", std::floor(s / 60), std::fmod(s, 60));
+  else std::snprintf(b, sizeof b, "%.1fh", s / 3600);
+  return b;
+}
+
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled), tty_(isatty(2)) {}
+  void Update(const Scheduler& s, double now, bool force) {
+    if (!enabled_) return;
+    if (!force && now - last_ < (tty_ ? 0.5 : 5.0)) return;
+    last_ = now;
+    Progress p = s.GetProgress();
+    const int64_t finished = p.done + p.infeasible;
+    if (start_ == 0) {
+      start_ = now;
+      start_finished_ = finished;
+    }
+    double elapsed = std::max(1e-6, now - start_);
+    double rate = (p.attempts_ok + p.attempts_failed - start_attempts_) / elapsed;
+    if (start_attempts_ < 0) start_attempts_ = p.attempts_ok + p.attempts_failed, rate = 0;
+    double cfg_rate = (finished - start_finished_) / elapsed;
+    std::string eta = cfg_rate > 0 ? FormatSeconds((p.total - finished) / cfg_rate) : "?";
+    char line[600];
+    std::string best = "-";
+    int b = s.BestIndex();
+    if (b >= 0) {
+      const auto& c = s.configs()[b];
+      char bb[300];
+      std::snprintf(bb, sizeof bb, "%.4g %s (%s)", MedianOf(c.primary),
+                    s.spec().primary_metric().unit.c_str(), ConfigToString(c.params).c_str());
+      best = bb;
+    }
+    std::snprintf(line, sizeof line,
+                  "[%s] %lld/%lld done, %lld running, %lld infeasible, %lld failed attempts, "
+                  "%.1f exec/s, ETA %s, best %s",
+                  s.spec().name.c_str(), static_cast<long long>(finished),
+                  static_cast<long long>(p.total), static_cast<long long>(p.busy),
+                  static_cast<long long>(p.infeasible), static_cast<long long>(p.attempts_failed),
+                  rate, eta.c_str(), best.c_str());
+    std::string l = line;
+    if (tty_) {
+      if (l.size() > 160) l = l.substr(0, 157) + "...";
+      std::fprintf(stderr, "\r\033[K%s", l.c_str());
+    } else {
+      std::fprintf(stderr, "%s\n", l.c_str());
+    }
+    std::fflush(stderr);
+  }
+  void Finish() {
+    if (enabled_ && tty_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  bool enabled_, tty_;
+  double last_ = 0, start_ = 0;
+  int64_t start_finished_ = 0, start_attempts_ = -1;
+};
+
+void UpdateMetrics(const Scheduler& s, CoordinatorMetrics* m, Progress* last) {
+  if (!m) return;
+  Progress p = s.GetProgress();
+  m->SetConfigStates(p.pending, p.leased, p.done, p.infeasible);
+  m->SetConfigsTotal(p.total);
+  m->SetWorkersConnected(p.workers);
+  m->SetSlots(p.slots, p.busy);
+  for (int64_t i = last->attempts_ok; i < p.attempts_ok; ++i) m->IncAttempts(true, "none");
+  for (int64_t i = last->attempts_failed; i < p.attempts_failed; ++i) m->IncAttempts(false, "other");
+  for (int64_t i = last->leases_expired; i < p.leases_expired; ++i) m->IncLeasesExpired();
+  for (int64_t i = last->retries; i < p.retries; ++i) m->IncRetries();
+  for (int64_t i = last->duplicates; i < p.duplicates; ++i) m->IncDuplicateResults();
+  if (p.samples > last->samples) m->IncSamplesStored(p.samples - last->samples);
+  int b = s.BestIndex();
+  if (b >= 0) {
+    const auto& c = s.configs()[b];
+    double med = MedianOf(c.primary);
+    m->SetBest(s.spec().primary_metric().name, med, med, med);
+  }
+  *last = p;
+}
+
+}  // namespace
+
+int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
+  auto spec = ParseSpecFile(o.spec_path);
+  if (!spec.ok()) {
+    std::cerr << "fleetsweep: " << spec.status().message() << "\n";
+    return 2;
+  }
+  auto store = OpenStore(o.store_url);
+  if (!store.ok()) {
+    std::cerr << "fleetsweep: cannot open the result store: " << store.status().message() << "\n";
+    return 3;
+  }
+  SchedulerOptions so = o.scheduler;
+  if (so.epoch.empty()) {
+    std::random_device rd;
+    so.epoch = Hex16((uint64_t(rd()) << 32) | rd()).substr(0, 8);
+  }
+  Scheduler scheduler(*spec, so, store->get());
+  Status init = scheduler.Init();
+  if (!init.ok()) {
+    std::cerr << "fleetsweep: " << init.message() << "\n";
+    return init.code() == StatusCode::kAlreadyExists ? 2 : 3;
+  }
+  std::unique_ptr<MetricsExposer> exposer;
+  std::unique_ptr<CoordinatorMetrics> metrics;
+  if (o.metrics_port >= 0) {
+    auto e = MetricsExposer::Start(o.metrics_port);
+    if (!e.ok()) {
+      std::cerr << "fleetsweep: " << e.status().message() << "\n";
+      return 3;
+    }
+    exposer = std::move(e).value();
+    metrics = std::make_unique<CoordinatorMetrics>(exposer->registry(), spec->name);
+    spdlog::info("coordinator metrics on port {}", exposer->port());
+  }
+  CoordinatorServer server(&scheduler, o.server, Now);
+  Status b = server.Bind();
+  if (!b.ok()) {
+    std::cerr << "fleetsweep: " << b.message() << "\n";
+    return 3;
+  }
+  spdlog::info("coordinator for sweep '{}' listening on {}", spec->name, server.endpoint());
+  if (o.on_bound) {
+    Status s = o.on_bound(server.endpoint(), static_cast<int>(scheduler.configs().size()),
+                          scheduler.Finished());
+    if (!s.ok()) {
+      std::cerr << "fleetsweep: " << s.message() << "\n";
+      return 3;
+    }
+  }
+  ProgressLine progress(o.progress);
+  Progress last_metrics;
+  const std::string endpoint = server.endpoint();
+  Status served = server.Serve(stop, [&] {
+    double now = Now();
+    progress.Update(scheduler, now, false);
+    UpdateMetrics(scheduler, metrics.get(), &last_metrics);
+    if (o.on_tick) o.on_tick(endpoint);
+  });
+  progress.Update(scheduler, Now(), true);
+  progress.Finish();
+  if (!served.ok()) {
+    std::cerr << "fleetsweep: " << served.message() << "\n";
+    return 3;
+  }
+  // Aggregate from the store: the durable record is the truth.
+  auto records = (*store)->LoadConfigs(spec->name);
+  auto attempts = (*store)->LoadAttempts(spec->name);
+  if (!records.ok() || !attempts.ok()) {
+    std::cerr << "fleetsweep: cannot read results back: "
+              << (!records.ok() ? records.status() : attempts.status()).message() << "\n";
+    return 3;
+  }
+  (void)(*store)->Flush();
+  SweepResult result = Aggregate(*spec, *records, *attempts, so.seed);
+  std::cout << SummaryTable(result, 10);
+  if (!o.out_dir.empty()) {
+    Status w = WriteResults(o.out_dir, result);
+    if (!w.ok()) {
+      std::cerr << "fleetsweep: " << w.message() << "\n";
+      return 3;
+    }
+    std::cout << "results: " << o.out_dir << "/results.json, " << o.out_dir << "/results.csv\n";
+  }
+  if (scheduler.Finished() && result.done == 0) {
+    std::cerr << "fleetsweep: no configuration succeeded: the sweep's result is invalid\n";
+    return 4;
+  }
+  return 0;
+}
+
+}  // namespace fleetsweep

@@ -1,0 +1,35 @@
+// RunSweep: everything a coordinator process does, shared by `fleetsweep-coordinator` (cluster)
+// and `fleetsweep run` (one machine): parse the spec, open the store, resume, serve workers over
+// ZeroMQ, show progress, expose metrics, and at the end aggregate and write the results.
+//
+// Returns a process exit code: 0 finished (or stopped by signal), 2 bad spec or flags,
+// 3 store or bind failure, 4 finished but the result is invalid (e.g. nothing succeeded).
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+
+#include "coordinator/scheduler.h"
+#include "coordinator/server.h"
+
+namespace fleetsweep {
+
+struct SweepRunOptions {
+  std::string spec_path;
+  std::string store_url;          // "redis://..." or "file:DIR"
+  ServerOptions server;
+  SchedulerOptions scheduler;
+  int metrics_port = -1;          // -1 off, 0 pick a free port
+  std::string out_dir;            // write results.json/csv/summary.txt here at the end
+  bool progress = true;
+  // Called on the serving thread about every 100 ms, after the coordinator has bound; receives
+  // the bound endpoint. Used by `fleetsweep run` to start and supervise local workers.
+  std::function<void(const std::string& endpoint)> on_tick;
+  // Called once after Bind() and before serving (endpoint known).
+  std::function<Status(const std::string& endpoint, int total_configs, bool finished)> on_bound;
+};
+
+int RunSweep(const SweepRunOptions& options, const std::atomic<bool>& stop);
+
+}  // namespace fleetsweep

@@ -1,0 +1,66 @@
+// fleetsweep-coordinator: the cluster coordinator. Flags and wiring only.
+#include <signal.h>
+
+#include <atomic>
+#include <iostream>
+
+#include "CLI/CLI.hpp"
+#include "common/util/keys.h"
+#include "coordinator/coordinator_app.h"
+#include "spdlog/spdlog.h"
+
+namespace {
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop.store(true); }
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace fleetsweep;
+  CLI::App app{"fleetsweep-coordinator: shards a sweep across fleetsweep workers"};
+  SweepRunOptions o;
+  std::string redis, secret_key_file, authorized_keys;
+  bool insecure = false;
+  o.server.bind = "tcp://*:5555";
+  app.add_option("--spec", o.spec_path, "sweep spec (YAML)")->required();
+  app.add_option("--redis", redis, "result store: redis://[user:password@]host:port[/db] or file:DIR")
+      ->required();
+  app.add_option("--bind", o.server.bind, "ZeroMQ endpoint to bind");
+  app.add_option("--metrics-port", o.metrics_port, "Prometheus port (0 = pick a free one)");
+  app.add_option("--worker-timeout,--lease-timeout", o.scheduler.worker_timeout_seconds,
+                 "seconds of silence before a worker's leases are reassigned");
+  app.add_option("--lease-grace", o.scheduler.lease_grace_seconds,
+                 "lease deadline = execution timeout + this");
+  app.add_option("--heartbeat", o.scheduler.heartbeat_seconds, "worker heartbeat interval");
+  app.add_option("--out", o.out_dir, "write results.json/csv here when the sweep finishes");
+  app.add_flag("--exit-when-done", o.server.exit_when_done, "exit when the sweep is finished");
+  app.add_flag("--no-progress", [&](int64_t) { o.progress = false; }, "no progress line");
+  app.add_option("--curve-secret-key", secret_key_file, "coordinator's secret key file");
+  app.add_option("--authorized-keys", authorized_keys, "file of authorised worker public keys");
+  app.add_flag("--insecure", insecure, "plain TCP without CurveZMQ");
+  CLI11_PARSE(app, argc, argv);
+  o.store_url = redis;
+
+  if (!insecure) {
+    if (secret_key_file.empty() || authorized_keys.empty()) {
+      std::cerr << "fleetsweep-coordinator: CurveZMQ needs --curve-secret-key and "
+                   "--authorized-keys (or --insecure for plain TCP)\n";
+      return 2;
+    }
+    auto secret = ReadKeyFile(secret_key_file);
+    if (!secret.ok()) {
+      std::cerr << "fleetsweep-coordinator: " << secret.status().message() << "\n";
+      return 2;
+    }
+    o.server.curve.enabled = true;
+    o.server.curve.secret_key_z85 = *secret;
+    o.server.curve.authorized_keys_file = authorized_keys;
+  } else {
+    spdlog::warn("--insecure: workers are not authenticated; anyone who reaches {} can take "
+                 "work and report results",
+                 o.server.bind);
+  }
+  signal(SIGINT, OnSignal);
+  signal(SIGTERM, OnSignal);
+  signal(SIGPIPE, SIG_IGN);
+  return RunSweep(o, g_stop);
+}

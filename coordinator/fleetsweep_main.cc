@@ -1,0 +1,137 @@
+// fleetsweep: the user CLI. Flags and wiring only.
+//   run SPEC --workers N --out DIR   one machine: coordinator + N local workers, embedded store
+//   space SPEC [--count] [--json]    prune-only analysis of the space
+//   validate SPEC                     check a spec, exit non-zero with file:line:column
+//   keygen --out PREFIX               CurveZMQ key pair (PREFIX.key, PREFIX.pub)
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+#include <iostream>
+#include <memory>
+
+#include "CLI/CLI.hpp"
+#include "common/space/space_command.h"
+#include "common/util/keys.h"
+#include "coordinator/coordinator_app.h"
+#include "coordinator/local_workers.h"
+#include "spdlog/spdlog.h"
+
+namespace {
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop.store(true); }
+
+std::string SelfDir() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, n);
+  return p.substr(0, p.find_last_of('/'));
+}
+
+bool MakeDirs(const std::string& path) {
+  std::string cur;
+  for (size_t i = 0; i <= path.size(); ++i) {
+    if (i == path.size() || path[i] == '/') {
+      if (!cur.empty()) mkdir(cur.c_str(), 0755);
+    }
+    if (i < path.size()) cur += path[i];
+  }
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace fleetsweep;
+  CLI::App app{"fleetsweep: distributed sweeps of LLM-inference kernels and engine settings"};
+  app.require_subcommand(1);
+
+  std::string spec;
+  auto* run = app.add_subcommand("run", "run a sweep on this machine (embedded store)");
+  int workers = 2, slots = 1, metrics_port = -1;
+  std::string out;
+  double worker_timeout = 10;
+  std::vector<std::string> worker_args;
+  run->add_option("spec", spec, "sweep spec (YAML)")->required();
+  run->add_option("--workers", workers, "local worker processes")->check(CLI::Range(1, 512));
+  run->add_option("--slots", slots, "slots per worker")->check(CLI::Range(1, 64));
+  run->add_option("--out", out, "output directory (store, results, logs)")->required();
+  run->add_option("--metrics-port", metrics_port, "coordinator Prometheus port (0 = any)");
+  run->add_option("--worker-timeout", worker_timeout, "seconds of silence before a worker's "
+                  "leases are reassigned");
+  run->add_option("--worker-arg", worker_args, "extra argument for every worker (repeatable)");
+
+  auto* space = app.add_subcommand("space", "prune-only analysis of a sweep space");
+  bool count_only = false, json = false;
+  int first = 10;
+  space->add_option("spec", spec, "sweep spec (YAML)")->required();
+  space->add_flag("--count", count_only, "print only the final count");
+  space->add_flag("--json", json, "machine-readable output");
+  space->add_option("--first", first, "configurations to list");
+
+  auto* validate = app.add_subcommand("validate", "check a sweep spec");
+  validate->add_option("spec", spec, "sweep spec (YAML)")->required();
+
+  auto* keygen = app.add_subcommand("keygen", "generate a CurveZMQ key pair");
+  std::string key_prefix;
+  keygen->add_option("--out", key_prefix, "writes PREFIX.key and PREFIX.pub")->required();
+
+  CLI11_PARSE(app, argc, argv);
+
+  if (*space) return SpaceCommand(spec, count_only, json, first, std::cout, std::cerr);
+  if (*validate) return ValidateCommand(spec, std::cout, std::cerr);
+  if (*keygen) {
+    auto pub = GenerateKeyPair(key_prefix);
+    if (!pub.ok()) {
+      std::cerr << "fleetsweep keygen: " << pub.status().message() << "\n";
+      return 2;
+    }
+    std::cout << "wrote " << key_prefix << ".key (secret) and " << key_prefix
+              << ".pub (public: " << *pub << ")\n";
+    return 0;
+  }
+
+  // run
+  if (!MakeDirs(out) || !MakeDirs(out + "/logs")) {
+    std::cerr << "fleetsweep: cannot create output directory " << out << "\n";
+    return 2;
+  }
+  signal(SIGINT, OnSignal);
+  signal(SIGTERM, OnSignal);
+  signal(SIGPIPE, SIG_IGN);
+  LocalWorkerOptions lw;
+  lw.count = workers;
+  lw.slots_per_worker = slots;
+  lw.worker_binary = SelfDir() + "/fleetsweep-worker";
+  lw.log_dir = out + "/logs";
+  lw.extra_args = worker_args;
+  LocalWorkers local(lw);
+
+  SweepRunOptions o;
+  o.spec_path = spec;
+  o.store_url = "file:" + out + "/store";
+  o.server.bind = "tcp://127.0.0.1:0";
+  o.server.exit_when_done = true;
+  o.scheduler.worker_timeout_seconds = worker_timeout;
+  o.metrics_port = metrics_port;
+  o.out_dir = out;
+  bool started = false;
+  o.on_bound = [&](const std::string& endpoint, int total, bool finished) -> Status {
+    if (finished) {
+      std::cerr << "fleetsweep: all " << total
+                << " configurations already finished in " << out << " (resumed)\n";
+      return Status::Ok();
+    }
+    started = true;
+    return local.StartAll(endpoint);
+  };
+  o.on_tick = [&](const std::string&) {
+    if (started) local.Supervise(true);
+  };
+  int rc = RunSweep(o, g_stop);
+  local.StopAll(5.0);
+  return rc;
+}

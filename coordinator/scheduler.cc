@@ -1,0 +1,374 @@
+#include "coordinator/scheduler.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/space/expand.h"
+#include "coordinator/robust.h"
+#include "spdlog/spdlog.h"
+
+namespace fleetsweep {
+namespace {
+
+bool IsDeterministic(int failure_class) {
+  switch (failure_class) {
+    case v1::FAILURE_CLASS_NOT_IMPLEMENTED:
+    case v1::FAILURE_CLASS_WRONG_RESULT:
+    case v1::FAILURE_CLASS_OUT_OF_MEMORY:
+    case v1::FAILURE_CLASS_REFUSED:
+    case v1::FAILURE_CLASS_LAUNCH:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+Scheduler::Scheduler(const SweepSpec& spec, SchedulerOptions options, ResultStore* store)
+    : spec_(spec), options_(std::move(options)), store_(store) {
+  spec_hash_ = Hex16(Fnv1a64(spec_.text));
+  if (options_.epoch.empty()) options_.epoch = "e0";
+}
+
+Status Scheduler::Init() {
+  FS_RETURN_IF_ERROR(store_->PutSpec(spec_.name, spec_.text));
+  // Existing configuration records (resume) keep their state and failure counts.
+  FS_ASSIGN_OR_RETURN(std::vector<v1::ConfigRecord> stored, store_->LoadConfigs(spec_.name));
+  std::unordered_map<std::string, v1::ConfigRecord> stored_by_key;
+  for (auto& r : stored) stored_by_key.emplace(r.config_key(), std::move(r));
+
+  std::vector<v1::ConfigRecord> fresh;
+  SpaceIterator it(spec_);
+  Config c;
+  while (it.Next(&c)) {
+    ConfigState st;
+    st.params = c;
+    const std::string key = ConfigHash(c);
+    auto found = stored_by_key.find(key);
+    if (found != stored_by_key.end()) {
+      st.record = found->second;
+      if (st.record.state() == v1::CONFIG_STATE_LEASED) {
+        st.record.set_state(v1::CONFIG_STATE_PENDING);
+      }
+    } else {
+      st.record.set_config_key(key);
+      for (const auto& [name, value] : c) (*st.record.mutable_params())[name] = value.ToString();
+      st.record.set_state(v1::CONFIG_STATE_PENDING);
+      st.record.set_seq(static_cast<int64_t>(configs_.size()));
+      fresh.push_back(st.record);
+    }
+    index_by_key_[key] = static_cast<int>(configs_.size());
+    configs_.push_back(std::move(st));
+  }
+  for (size_t i = 0; i < fresh.size(); i += 1000) {
+    std::vector<v1::ConfigRecord> batch(fresh.begin() + i,
+                                        fresh.begin() + std::min(fresh.size(), i + 1000));
+    FS_RETURN_IF_ERROR(store_->PutConfigs(spec_.name, batch));
+  }
+  if (spec_.reference) {
+    Config ref = *spec_.reference;
+    for (const auto& p : spec_.params) {
+      if (p.fate == ParamFate::kPinned && !ref.count(p.name)) ref[p.name] = p.values.front();
+    }
+    reference_ = ref;
+    reference_key_ = ConfigHash(ref);
+  }
+  // Replay stored attempts.
+  FS_ASSIGN_OR_RETURN(std::vector<v1::Attempt> attempts, store_->LoadAttempts(spec_.name));
+  for (const auto& a : attempts) CountAttempt(a);
+  for (size_t i = 0; i < configs_.size(); ++i) Reevaluate(static_cast<int>(i));
+  spdlog::info("sweep {}: {} configurations, {} stored attempts replayed", spec_.name,
+               configs_.size(), attempts.size());
+  return Status::Ok();
+}
+
+void Scheduler::CountAttempt(const v1::Attempt& a) {
+  if (!counted_.insert(a.attempt_id()).second) return;
+  if (a.ok()) {
+    ++counters_.attempts_ok;
+    counters_.samples += a.samples_size();
+  } else {
+    ++counters_.attempts_failed;
+  }
+  if (a.reference()) return;  // node-effect measurements do not count as repetitions
+  auto it = index_by_key_.find(a.config_key());
+  if (it == index_by_key_.end()) return;
+  ConfigState& c = configs_[it->second];
+  if (a.ok()) {
+    ++c.ok_attempts;
+    for (const auto& s : a.samples()) {
+      if (s.metric() == spec_.primary_metric().name) c.primary.push_back(s.value());
+    }
+  } else {
+    c.failure_counts[a.failure_class()]++;
+    c.record.set_failures(c.record.failures() + 1);
+    c.record.set_last_failure(a.failure_class());
+    c.record.set_last_failure_detail(a.failure_detail().substr(0, 500));
+  }
+}
+
+bool Scheduler::NeedsWork(const ConfigState& c) const {
+  const auto st = c.record.state();
+  if (st == v1::CONFIG_STATE_DONE || st == v1::CONFIG_STATE_INFEASIBLE) return false;
+  const RepetitionPolicy& r = spec_.repetitions;
+  const int planned = c.ok_attempts + c.inflight;
+  if (planned < r.min) return true;
+  if (planned >= r.max) return false;
+  if (c.inflight > 0) return false;  // decide adaptively once the results are in
+  return !CiIsTight(c.primary, r.target_rel_ci, options_.seed);
+}
+
+void Scheduler::Reevaluate(int index) {
+  ConfigState& c = configs_[index];
+  const RepetitionPolicy& r = spec_.repetitions;
+  auto old = c.record.state();
+  if (old == v1::CONFIG_STATE_DONE || old == v1::CONFIG_STATE_INFEASIBLE) return;
+  bool infeasible = c.record.failures() >= r.max_failures;
+  for (const auto& [cls, n] : c.failure_counts) {
+    if (IsDeterministic(cls) && n >= r.deterministic_failures) infeasible = true;
+  }
+  if (infeasible && c.ok_attempts < r.min) {
+    c.record.set_state(v1::CONFIG_STATE_INFEASIBLE);
+  } else if (c.inflight == 0 && c.ok_attempts >= r.min &&
+             (c.ok_attempts >= r.max || c.primary.empty() ||
+              CiIsTight(c.primary, r.target_rel_ci, options_.seed))) {
+    c.record.set_state(v1::CONFIG_STATE_DONE);
+  } else if (c.inflight > 0) {
+    c.record.set_state(v1::CONFIG_STATE_LEASED);
+  } else {
+    c.record.set_state(v1::CONFIG_STATE_PENDING);
+  }
+  if (c.record.state() != old) {
+    Status s = PersistConfig(index);
+    if (!s.ok()) spdlog::warn("store: {}", s.ToString());
+    if (c.record.state() == v1::CONFIG_STATE_INFEASIBLE) {
+      spdlog::warn("configuration {} ({}) is infeasible: {} failures, last {}: {}",
+                   c.record.config_key(), ConfigToString(c.params), c.record.failures(),
+                   v1::FailureClass_Name(c.record.last_failure()),
+                   c.record.last_failure_detail());
+    }
+  }
+  if (NeedsWork(c)) MarkReady(index);
+}
+
+Status Scheduler::PersistConfig(int index) {
+  return store_->PutConfigs(spec_.name, {configs_[index].record});
+}
+
+void Scheduler::MarkReady(int index) {
+  ConfigState& c = configs_[index];
+  if (c.in_ready) return;
+  c.in_ready = true;
+  ready_.push_back(index);
+}
+
+v1::HelloAck Scheduler::OnHello(const std::string& worker_id, const v1::Hello& hello, double now) {
+  WorkerInfo& w = workers_[worker_id];
+  w.node = hello.node();
+  w.last_seen = now;
+  v1::HelloAck ack;
+  ack.set_coordinator_id(options_.epoch);
+  ack.set_heartbeat_interval_seconds(options_.heartbeat_seconds);
+  ack.set_lease_timeout_seconds(options_.worker_timeout_seconds);
+  spdlog::info("worker {} joined: node {} with {} slots, platform '{}'", worker_id,
+               hello.node().node(), hello.node().slots(), hello.node().platform());
+  return ack;
+}
+
+v1::Lease Scheduler::MakeLease(int index, const std::string& worker_id, bool reference,
+                               double now) {
+  v1::Lease lease;
+  const Config& params = index >= 0 ? configs_[index].params : *reference_;
+  const std::string key = index >= 0 ? configs_[index].record.config_key() : reference_key_;
+  lease.set_lease_id(key + "-" + options_.epoch + "-" + std::to_string(++lease_seq_) +
+                     (reference ? "-ref" : ""));
+  lease.set_sweep(spec_.name);
+  lease.set_spec_yaml(spec_.text);
+  lease.set_spec_hash(spec_hash_);
+  lease.set_config_key(key);
+  for (const auto& [name, value] : params) (*lease.mutable_params())[name] = value.ToString();
+  lease.set_deadline_seconds(spec_.timeout_seconds + options_.lease_grace_seconds);
+  lease.set_reference(reference);
+  LeaseInfo info;
+  info.config = index;
+  info.worker_id = worker_id;
+  info.deadline = now + lease.deadline_seconds();
+  info.reference = reference;
+  leases_[lease.lease_id()] = info;
+  workers_[worker_id].leases.insert(lease.lease_id());
+  if (index >= 0 && !reference) {
+    configs_[index].inflight++;
+    if (configs_[index].record.state() == v1::CONFIG_STATE_PENDING) {
+      configs_[index].record.set_state(v1::CONFIG_STATE_LEASED);
+    }
+  }
+  return lease;
+}
+
+std::vector<v1::Lease> Scheduler::OnWorkRequest(const std::string& worker_id, int free_slots,
+                                                double now) {
+  std::vector<v1::Lease> out;
+  auto wit = workers_.find(worker_id);
+  if (wit == workers_.end()) return out;
+  WorkerInfo& w = wit->second;
+  w.last_seen = now;
+  if (Finished()) return out;
+  // The reference configuration first on every node, and again at intervals.
+  if (reference_ && free_slots > 0 && w.reference_due) {
+    auto it = index_by_key_.find(reference_key_);
+    out.push_back(MakeLease(it == index_by_key_.end() ? -1 : it->second, worker_id, true, now));
+    w.reference_due = false;
+    w.leases_since_reference = 0;
+    --free_slots;
+  }
+  while (free_slots > 0 && !ready_.empty()) {
+    int idx = ready_.front();
+    ready_.pop_front();
+    configs_[idx].in_ready = false;
+    if (!NeedsWork(configs_[idx])) continue;
+    out.push_back(MakeLease(idx, worker_id, false, now));
+    --free_slots;
+    if (++w.leases_since_reference >= options_.reference_every && reference_) {
+      w.reference_due = true;
+    }
+    if (NeedsWork(configs_[idx])) MarkReady(idx);
+  }
+  return out;
+}
+
+v1::NoWork Scheduler::NoWorkReply() const {
+  v1::NoWork nw;
+  nw.set_sweep_finished(Finished());
+  nw.set_retry_after_seconds(Finished() ? 5.0 : 0.25);
+  return nw;
+}
+
+void Scheduler::OnHeartbeat(const std::string& worker_id, const v1::Heartbeat& hb, double now) {
+  auto wit = workers_.find(worker_id);
+  if (wit == workers_.end()) return;
+  wit->second.last_seen = now;
+}
+
+StatusOr<bool> Scheduler::OnResult(const std::string& worker_id, const v1::Result& result,
+                                   double now) {
+  auto wit = workers_.find(worker_id);
+  if (wit != workers_.end()) wit->second.last_seen = now;
+  const v1::Attempt& a = result.attempt();
+  auto lit = leases_.find(result.lease_id());
+  const bool counted_before = counted_.count(a.attempt_id()) > 0;
+  if (!counted_before) {
+    // Durable first: only a stored attempt is counted.
+    FS_ASSIGN_OR_RETURN(bool fresh, store_->PutAttempt(spec_.name, a));
+    (void)fresh;  // a worker may have stored it already (cluster mode); counting is by id
+  }
+  if (lit != leases_.end()) {
+    const LeaseInfo info = lit->second;
+    leases_.erase(lit);
+    auto w2 = workers_.find(info.worker_id);
+    if (w2 != workers_.end()) w2->second.leases.erase(result.lease_id());
+    if (info.config >= 0 && !info.reference) configs_[info.config].inflight--;
+  }
+  if (counted_before) {
+    ++counters_.duplicates;
+    return false;
+  }
+  CountAttempt(a);
+  if (!a.ok()) ++counters_.retries;
+  auto cit = index_by_key_.find(a.config_key());
+  if (cit != index_by_key_.end()) Reevaluate(cit->second);
+  return true;
+}
+
+void Scheduler::ExpireLease(const std::string& lease_id, const char* why) {
+  auto it = leases_.find(lease_id);
+  if (it == leases_.end()) return;
+  LeaseInfo info = it->second;
+  leases_.erase(it);
+  ++counters_.leases_expired;
+  spdlog::warn("lease {} expired ({}); its configuration goes back to the queue", lease_id, why);
+  if (info.config >= 0 && !info.reference) {
+    configs_[info.config].inflight--;
+    Reevaluate(info.config);
+  }
+}
+
+void Scheduler::OnWorkerGone(const std::string& worker_id, double now) {
+  auto wit = workers_.find(worker_id);
+  if (wit == workers_.end()) return;
+  std::set<std::string> leases = wit->second.leases;
+  workers_.erase(wit);
+  spdlog::warn("worker {} is gone; {} leases return to the queue", worker_id, leases.size());
+  for (const auto& id : leases) ExpireLease(id, "worker gone");
+}
+
+void Scheduler::Tick(double now) {
+  std::vector<std::string> silent;
+  for (const auto& [id, w] : workers_) {
+    if (now - w.last_seen > options_.worker_timeout_seconds) silent.push_back(id);
+  }
+  for (const auto& id : silent) OnWorkerGone(id, now);
+  std::vector<std::string> overdue;
+  for (const auto& [id, l] : leases_) {
+    if (now > l.deadline) overdue.push_back(id);
+  }
+  for (const auto& id : overdue) {
+    auto it = leases_.find(id);
+    if (it != leases_.end()) {
+      auto w = workers_.find(it->second.worker_id);
+      if (w != workers_.end()) w->second.leases.erase(id);
+    }
+    ExpireLease(id, "deadline passed");
+  }
+}
+
+bool Scheduler::Finished() const {
+  for (const auto& c : configs_) {
+    auto st = c.record.state();
+    if (st != v1::CONFIG_STATE_DONE && st != v1::CONFIG_STATE_INFEASIBLE) return false;
+  }
+  return true;
+}
+
+Progress Scheduler::GetProgress() const {
+  Progress p = counters_;
+  p.total = static_cast<int64_t>(configs_.size());
+  for (const auto& c : configs_) {
+    switch (c.record.state()) {
+      case v1::CONFIG_STATE_DONE: ++p.done; break;
+      case v1::CONFIG_STATE_INFEASIBLE: ++p.infeasible; break;
+      case v1::CONFIG_STATE_LEASED: ++p.leased; break;
+      default: ++p.pending; break;
+    }
+  }
+  p.workers = static_cast<int64_t>(workers_.size());
+  for (const auto& [id, w] : workers_) {
+    p.slots += w.node.slots();
+    p.busy += static_cast<int64_t>(w.leases.size());
+  }
+  return p;
+}
+
+std::vector<std::string> Scheduler::WorkerIds() const {
+  std::vector<std::string> ids;
+  for (const auto& [id, w] : workers_) ids.push_back(id);
+  return ids;
+}
+
+int Scheduler::BestIndex() const {
+  const bool minimize = spec_.primary_metric().goal == Goal::kMinimize;
+  int best = -1;
+  double best_v = 0;
+  for (size_t i = 0; i < configs_.size(); ++i) {
+    const auto& c = configs_[i];
+    if (c.primary.empty()) continue;
+    double m = MedianOf(c.primary);
+    if (best < 0 || (minimize ? m < best_v : m > best_v)) {
+      best = static_cast<int>(i);
+      best_v = m;
+    }
+  }
+  return best;
+}
+
+}  // namespace fleetsweep

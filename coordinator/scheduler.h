@@ -1,0 +1,135 @@
+// Scheduler: the coordinator's state machine. Owns the configurations of one sweep, grants leases
+// to worker slots, expires the leases of silent workers, counts results exactly once, and decides
+// when a configuration is done (enough repetitions, CI tight enough) or infeasible (failures).
+//
+// No sockets and no clock inside: the server passes `now` (seconds, monotonic) into every call, so
+// tests drive time directly. Every stored record goes through the ResultStore given to the
+// constructor (not owned; must outlive the scheduler).
+//
+// Counting rule: an attempt is counted once per attempt_id, whatever path it arrives by (a late
+// result from an expired lease, a result re-sent after a coordinator restart, an attempt that a
+// worker already wrote to Redis). Counted ids are rebuilt from the store on Init(), so a restarted
+// coordinator neither loses nor re-runs finished work.
+//
+// Thread-safety: not thread-safe; one thread (the server loop) calls everything.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "common/space/spec.h"
+#include "common/space/value.h"
+#include "common/store/store.h"
+#include "fleetsweep/v1/data.pb.h"
+#include "fleetsweep/v1/wire.pb.h"
+
+namespace fleetsweep {
+
+struct SchedulerOptions {
+  double worker_timeout_seconds = 10;  // a worker silent this long loses its leases
+  double lease_grace_seconds = 30;     // lease deadline = executor timeout + this
+  double heartbeat_seconds = 1;
+  int reference_every = 25;            // re-measure the reference after this many leases per node
+  uint64_t seed = 1;                   // bootstrap seed for the adaptive-repetition CI
+  std::string epoch;                   // unique per coordinator start; part of lease ids
+};
+
+// One configuration's live state.
+struct ConfigState {
+  Config params;
+  v1::ConfigRecord record;
+  int ok_attempts = 0;
+  int inflight = 0;
+  std::vector<double> primary;  // primary-metric samples of counted ok attempts
+  std::map<int, int> failure_counts;  // FailureClass -> count
+  bool in_ready = false;
+};
+
+struct Progress {
+  int64_t total = 0, pending = 0, leased = 0, done = 0, infeasible = 0;
+  int64_t attempts_ok = 0, attempts_failed = 0, leases_expired = 0, retries = 0, duplicates = 0;
+  int64_t samples = 0;
+  int64_t workers = 0, slots = 0, busy = 0;
+};
+
+class Scheduler {
+ public:
+  Scheduler(const SweepSpec& spec, SchedulerOptions options, ResultStore* store);
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Expands the space, stores spec + configurations, and replays stored attempts (resume).
+  // Errors: the store's (kUnavailable), kAlreadyExists when the store holds another spec text for
+  // the same sweep name.
+  Status Init();
+
+  // A worker said hello (or hello again after a coordinator restart). Returns the ack.
+  v1::HelloAck OnHello(const std::string& worker_id, const v1::Hello& hello, double now);
+  bool KnowsWorker(const std::string& worker_id) const { return workers_.count(worker_id) > 0; }
+  // Grants up to `free_slots` leases. Empty when nothing is ready (see NoWorkReply).
+  std::vector<v1::Lease> OnWorkRequest(const std::string& worker_id, int free_slots, double now);
+  v1::NoWork NoWorkReply() const;
+  void OnHeartbeat(const std::string& worker_id, const v1::Heartbeat& hb, double now);
+  // Counts the result (once). Returns whether it was counted now; errors are the store's, in
+  // which case nothing was counted and the worker should send it again.
+  StatusOr<bool> OnResult(const std::string& worker_id, const v1::Result& result, double now);
+  // Expires silent workers and overdue leases, re-queueing their configurations.
+  void Tick(double now);
+  void OnWorkerGone(const std::string& worker_id, double now);
+
+  bool Finished() const;
+  Progress GetProgress() const;
+  const std::vector<ConfigState>& configs() const { return configs_; }
+  const SweepSpec& spec() const { return spec_; }
+  std::vector<std::string> WorkerIds() const;
+  // Best configuration so far by primary-metric median (done configs first); -1 when none.
+  int BestIndex() const;
+
+ private:
+  struct LeaseInfo {
+    int config = -1;  // -1 for a reference lease of a config outside the space
+    std::string worker_id;
+    double deadline = 0;
+    bool reference = false;
+  };
+  struct WorkerInfo {
+    v1::NodeInfo node;
+    double last_seen = 0;
+    std::set<std::string> leases;
+    int leases_since_reference = 0;
+    bool reference_due = true;
+  };
+
+  bool NeedsWork(const ConfigState& c) const;
+  void Reevaluate(int index);
+  void MarkReady(int index);
+  v1::Lease MakeLease(int index, const std::string& worker_id, bool reference, double now);
+  void ExpireLease(const std::string& lease_id, const char* why);
+  Status PersistConfig(int index);
+  void CountAttempt(const v1::Attempt& attempt);
+
+  const SweepSpec& spec_;
+  SchedulerOptions options_;
+  ResultStore* store_;
+  std::string spec_hash_;
+  std::vector<ConfigState> configs_;
+  std::unordered_map<std::string, int> index_by_key_;
+  std::deque<int> ready_;
+  std::map<std::string, LeaseInfo> leases_;
+  std::map<std::string, WorkerInfo> workers_;
+  std::unordered_set<std::string> counted_;
+  std::optional<Config> reference_;
+  std::string reference_key_;
+  uint64_t lease_seq_ = 0;
+  Progress counters_;
+};
+
+}  // namespace fleetsweep

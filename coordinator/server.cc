@@ -1,0 +1,178 @@
+#include "coordinator/server.h"
+
+#include <chrono>
+#include <thread>
+#include <vector>
+#include <zmq.hpp>
+
+#include "common/wire/wire.h"
+#include "coordinator/zap.h"
+#include "spdlog/spdlog.h"
+
+namespace fleetsweep {
+
+CoordinatorServer::CoordinatorServer(Scheduler* scheduler, ServerOptions options,
+                                     std::function<double()> clock)
+    : scheduler_(scheduler), options_(std::move(options)), clock_(std::move(clock)) {}
+
+CoordinatorServer::~CoordinatorServer() {
+  sock_.reset();
+  zap_.reset();
+  ctx_.reset();
+}
+
+Status CoordinatorServer::Bind() {
+  try {
+    ctx_ = std::make_unique<zmq::context_t>(1);
+    if (options_.curve.enabled) {
+      zap_ = std::make_unique<ZapAuthenticator>(ctx_.get());
+      FS_RETURN_IF_ERROR(zap_->Start(options_.curve.authorized_keys_file));
+    }
+    sock_ = std::make_unique<zmq::socket_t>(*ctx_, zmq::socket_type::router);
+    sock_->set(zmq::sockopt::linger, 0);
+    sock_->set(zmq::sockopt::router_mandatory, 0);
+    sock_->set(zmq::sockopt::sndhwm, 100000);
+    sock_->set(zmq::sockopt::rcvhwm, 100000);
+    if (options_.curve.enabled) {
+      sock_->set(zmq::sockopt::curve_server, 1);
+      sock_->set(zmq::sockopt::curve_secretkey, options_.curve.secret_key_z85);
+      sock_->set(zmq::sockopt::zap_domain, std::string("fleetsweep"));
+    }
+    sock_->bind(options_.bind);
+    endpoint_ = sock_->get(zmq::sockopt::last_endpoint);
+  } catch (const zmq::error_t& e) {
+    return Status::Unavailable("coordinator: cannot bind " + options_.bind + ": " + e.what());
+  }
+  return Status::Ok();
+}
+
+void CoordinatorServer::Send(const std::string& routing_id, const std::string& bytes) {
+  try {
+    sock_->send(zmq::buffer(routing_id), zmq::send_flags::sndmore | zmq::send_flags::dontwait);
+    sock_->send(zmq::buffer(bytes), zmq::send_flags::dontwait);
+  } catch (const zmq::error_t& e) {
+    spdlog::warn("coordinator: send to {} failed: {}", routing_id, e.what());
+  }
+}
+
+static std::string Wrap(v1::Envelope env, const std::string& sender) {
+  env.set_sender_id(sender);
+  return EncodeEnvelope(std::move(env));
+}
+
+void CoordinatorServer::Handle(const std::string& rid, const void* data, size_t size,
+                               double now) {
+  auto decoded = DecodeEnvelope(data, size);
+  if (!decoded.ok()) {
+    if (++rejected_ <= 20 || rejected_ % 1000 == 0) {
+      spdlog::warn("coordinator: rejected a message from '{}': {}", rid,
+                   decoded.status().message());
+    }
+    v1::Envelope r;
+    r.mutable_reject()->set_reason(decoded.status().message());
+    Send(rid, Wrap(r, "coordinator"));
+    return;
+  }
+  const v1::Envelope& in = *decoded;
+  v1::Envelope out;
+  switch (in.body_case()) {
+    case v1::Envelope::kHello:
+      *out.mutable_hello_ack() = scheduler_->OnHello(rid, in.hello(), now);
+      Send(rid, Wrap(out, "coordinator"));
+      return;
+    case v1::Envelope::kWorkRequest: {
+      if (!scheduler_->KnowsWorker(rid)) break;
+      auto leases = scheduler_->OnWorkRequest(rid, in.work_request().free_slots(), now);
+      if (leases.empty()) {
+        *out.mutable_no_work() = scheduler_->NoWorkReply();
+        Send(rid, Wrap(out, "coordinator"));
+      }
+      for (auto& l : leases) {
+        v1::Envelope e;
+        *e.mutable_lease() = std::move(l);
+        Send(rid, Wrap(e, "coordinator"));
+      }
+      return;
+    }
+    case v1::Envelope::kHeartbeat:
+      if (!scheduler_->KnowsWorker(rid)) break;
+      scheduler_->OnHeartbeat(rid, in.heartbeat(), now);
+      return;
+    case v1::Envelope::kResult: {
+      auto counted = scheduler_->OnResult(rid, in.result(), now);
+      if (!counted.ok()) {
+        spdlog::error("coordinator: cannot store result {}: {} (the worker will resend)",
+                      in.result().lease_id(), counted.status().ToString());
+        return;
+      }
+      out.mutable_result_ack()->set_lease_id(in.result().lease_id());
+      out.mutable_result_ack()->set_counted(*counted);
+      Send(rid, Wrap(out, "coordinator"));
+      if (!scheduler_->KnowsWorker(rid)) break;
+      return;
+    }
+    default:
+      out.mutable_reject()->set_reason(std::string("unexpected message kind ") +
+                                       EnvelopeKind(in));
+      Send(rid, Wrap(out, "coordinator"));
+      return;
+  }
+  // Unknown worker (e.g. the coordinator restarted): ask it to introduce itself again.
+  v1::Envelope r;
+  r.mutable_reject()->set_reason("unknown worker: say hello");
+  Send(rid, Wrap(r, "coordinator"));
+}
+
+void CoordinatorServer::BroadcastShutdown(const std::string& reason) {
+  v1::Envelope e;
+  e.mutable_shutdown()->set_reason(reason);
+  std::string bytes = Wrap(e, "coordinator");
+  for (const auto& id : scheduler_->WorkerIds()) Send(id, bytes);
+}
+
+Status CoordinatorServer::Serve(const std::atomic<bool>& stop,
+                                const std::function<void()>& on_tick) {
+  zmq::pollitem_t items[] = {{static_cast<void*>(*sock_), 0, ZMQ_POLLIN, 0}};
+  double last_tick = 0;
+  while (!stop.load()) {
+    try {
+      zmq::poll(items, 1, std::chrono::milliseconds(50));
+    } catch (const zmq::error_t& e) {
+      if (e.num() == EINTR) continue;
+      return Status::Internal(std::string("coordinator: poll: ") + e.what());
+    }
+    if (items[0].revents & ZMQ_POLLIN) {
+      for (int i = 0; i < 10000; ++i) {
+        zmq::message_t id, payload;
+        auto got = sock_->recv(id, zmq::recv_flags::dontwait);
+        if (!got) break;
+        std::vector<zmq::message_t> extra;
+        while (id.more() || (!extra.empty() && extra.back().more())) {
+          zmq::message_t part;
+          (void)sock_->recv(part, zmq::recv_flags::none);
+          extra.push_back(std::move(part));
+          if (!extra.back().more()) break;
+        }
+        if (extra.size() != 1) {
+          ++rejected_;
+          continue;  // a well-behaved DEALER sends exactly one frame
+        }
+        Handle(id.to_string(), extra[0].data(), extra[0].size(), clock_());
+      }
+    }
+    double now = clock_();
+    if (now - last_tick >= 0.1) {
+      scheduler_->Tick(now);
+      if (on_tick) on_tick();
+      last_tick = now;
+    }
+    if (options_.exit_when_done && scheduler_->Finished()) {
+      BroadcastShutdown("sweep finished");
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      return Status::Ok();
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace fleetsweep

@@ -1,0 +1,73 @@
+// CoordinatorServer: the ZeroMQ ROUTER front of the Scheduler.
+//
+// Each incoming message is [worker routing id][Envelope bytes]. The server decodes, dispatches to
+// the scheduler and replies on the same routing id. A malformed or wrong-version message is
+// answered with Reject and otherwise ignored (logged, rate-limited): it never stops the server.
+// A worker that is not known (e.g. after a coordinator restart) is told to say hello again.
+//
+// Ownership: the server does not own the scheduler. Not thread-safe: Serve() runs on one thread;
+// Stop may be requested from any thread through the atomic flag.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "common/status.h"
+#include "coordinator/scheduler.h"
+
+namespace zmq {
+class context_t;
+class socket_t;
+}  // namespace zmq
+
+namespace fleetsweep {
+
+struct CurveServerOptions {
+  bool enabled = false;
+  std::string secret_key_z85;             // the coordinator's secret key (40 chars)
+  std::string authorized_keys_file;       // one Z85 public key per line ('#' comments)
+};
+
+struct ServerOptions {
+  std::string bind = "tcp://127.0.0.1:0";
+  CurveServerOptions curve;
+  bool exit_when_done = false;   // return from Serve once finished and workers were told
+};
+
+class CoordinatorServer {
+ public:
+  CoordinatorServer(Scheduler* scheduler, ServerOptions options, std::function<double()> clock);
+  ~CoordinatorServer();
+  CoordinatorServer(const CoordinatorServer&) = delete;
+  CoordinatorServer& operator=(const CoordinatorServer&) = delete;
+
+  // Binds the ROUTER socket (and starts the ZAP authenticator when curve is on).
+  // Errors: kUnavailable (address in use, bad endpoint), kInvalidArgument (bad keys).
+  Status Bind();
+  // The endpoint actually bound ("tcp://127.0.0.1:41234"), valid after Bind().
+  std::string endpoint() const { return endpoint_; }
+
+  // Serves until *stop is true, or (exit_when_done) the sweep is finished and every worker was
+  // sent Shutdown. `on_tick` runs about every 100 ms on the serving thread.
+  Status Serve(const std::atomic<bool>& stop, const std::function<void()>& on_tick);
+
+  int64_t rejected_messages() const { return rejected_; }
+
+ private:
+  void Handle(const std::string& routing_id, const void* data, size_t size, double now);
+  void Send(const std::string& routing_id, const std::string& bytes);
+  void BroadcastShutdown(const std::string& reason);
+
+  Scheduler* scheduler_;
+  ServerOptions options_;
+  std::function<double()> clock_;
+  std::unique_ptr<zmq::context_t> ctx_;
+  std::unique_ptr<zmq::socket_t> sock_;
+  std::unique_ptr<class ZapAuthenticator> zap_;
+  std::string endpoint_;
+  int64_t rejected_ = 0;
+};
+
+}  // namespace fleetsweep

@@ -1,0 +1,85 @@
+#include "coordinator/zap.h"
+
+#include <chrono>
+#include <fstream>
+#include <vector>
+#include <zmq.hpp>
+
+#include "spdlog/spdlog.h"
+
+namespace fleetsweep {
+
+static std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+Status ZapAuthenticator::Start(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) return Status::InvalidArgument(file + ": cannot read the authorised-keys file");
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    line = Trim(line);
+    if (line.empty() || line[0] == '#') continue;
+    uint8_t bin[32];
+    if (line.size() != 40 || zmq_z85_decode(bin, line.c_str()) == nullptr) {
+      return Status::InvalidArgument(file + ":" + std::to_string(n) +
+                                     ": expected a 40-character Z85 public key");
+    }
+    keys_.insert(std::string(reinterpret_cast<char*>(bin), 32));
+  }
+  thread_ = std::thread([this] { Loop(); });
+  while (!ready_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  spdlog::info("curve: {} authorised worker keys loaded from {}", keys_.size(), file);
+  return Status::Ok();
+}
+
+void ZapAuthenticator::Stop() {
+  stop_.store(true);
+  if (thread_.joinable()) thread_.join();
+}
+
+void ZapAuthenticator::Loop() {
+  zmq::socket_t rep(*ctx_, zmq::socket_type::rep);
+  rep.set(zmq::sockopt::linger, 0);
+  rep.bind("inproc://zeromq.zap.01");
+  ready_.store(true);
+  zmq::pollitem_t items[] = {{static_cast<void*>(rep), 0, ZMQ_POLLIN, 0}};
+  while (!stop_.load()) {
+    try {
+      zmq::poll(items, 1, std::chrono::milliseconds(100));
+      if (!(items[0].revents & ZMQ_POLLIN)) continue;
+      std::vector<zmq::message_t> frames;
+      do {
+        zmq::message_t m;
+        (void)rep.recv(m, zmq::recv_flags::none);
+        frames.push_back(std::move(m));
+      } while (frames.back().more());
+      // version, request id, domain, address, identity, mechanism, credentials...
+      std::string request_id = frames.size() > 1 ? frames[1].to_string() : "";
+      bool ok = false;
+      if (frames.size() >= 7 && frames[5].to_string() == "CURVE" && frames[6].size() == 32) {
+        ok = keys_.count(frames[6].to_string()) > 0;
+      }
+      (ok ? allowed_ : denied_)++;
+      if (!ok) spdlog::warn("curve: refused a connection from {} (key not authorised)",
+                            frames.size() > 3 ? frames[3].to_string() : "?");
+      rep.send(zmq::str_buffer("1.0"), zmq::send_flags::sndmore);
+      rep.send(zmq::buffer(request_id), zmq::send_flags::sndmore);
+      rep.send(zmq::buffer(std::string(ok ? "200" : "400")), zmq::send_flags::sndmore);
+      rep.send(zmq::buffer(std::string(ok ? "OK" : "key not authorised")),
+               zmq::send_flags::sndmore);
+      rep.send(zmq::str_buffer(""), zmq::send_flags::sndmore);
+      rep.send(zmq::str_buffer(""), zmq::send_flags::none);
+    } catch (const zmq::error_t& e) {
+      if (e.num() == ETERM) break;
+      spdlog::warn("curve: ZAP handler: {}", e.what());
+    }
+  }
+}
+
+}  // namespace fleetsweep

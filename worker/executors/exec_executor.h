@@ -1,0 +1,61 @@
+// ExecExecutor: runs any command (argv with {PARAM} placeholders, never a shell) as one
+// execution of a benchmark, and turns what it printed into an Attempt. The executor section it
+// reads is documented in exec_spec.h and docs/executors.md.
+//
+// One Run():
+//   1. workdir: the section's (templated, created if missing, kept) or a fresh temp dir (removed
+//      after the run);
+//   2. placeholders: every parameter's canonical text, plus {FLEETSWEEP_BIN} (worker_bin_dir),
+//      {SLOT}, {DEVICE}, {ATTEMPT_ID}, {WORKDIR} (built-ins win over parameters of the same
+//      name); an unknown placeholder fails the attempt with LAUNCH naming it;
+//   3. environment: the worker's own, then the section's env, then (winning) FLEETSWEEP_PARAM_<N>
+//      for every parameter, FLEETSWEEP_ATTEMPT_ID, FLEETSWEEP_SLOT, FLEETSWEEP_WORKDIR,
+//      <device_env>=<device> (when device is set) and extra_env;
+//   4. allow-list: when request.allow_exec is non-empty, the resolved executable (lexically
+//      normalised absolute path, or its realpath) must fnmatch one pattern ('*' also matches '/'),
+//      else REFUSED and nothing is written or run;
+//   5. templated files are written into the workdir, the child runs (child_process.h) with the
+//      timeout (section's `timeout`, else request.timeout_seconds), stdout is parsed as protocol
+//      lines as it streams, and the result file, if configured, is parsed after exit;
+//   6. Classify (classify.h) fills ok/failure_class/failure_detail.
+// Attempt fields filled: ok, failure_class, failure_detail, samples (only when ok; a failed
+// attempt's samples are dropped and counted in info "exec.samples_discarded"), fingerprint,
+// check, stdout_tail and stderr_tail (last 8 KiB each), started_unix_ms, duration_seconds,
+// exit_code (-1 unless the child exited normally), term_signal, info (the benchmark's info
+// records plus "exec.*" diagnostics). request.executor_yaml is not read: the section given at
+// construction is the one that runs.
+//
+// Thread-safety: Run() may be called concurrently; the instance is immutable after Create.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "worker/executors/exec_spec.h"
+#include "worker/executors/executor.h"
+
+namespace fleetsweep {
+
+class ExecExecutor : public Executor {
+ public:
+  static constexpr size_t kTailBytes = 8 * 1024;
+  static constexpr size_t kMaxLineBytes = 1 << 20;
+
+  // Errors: kInvalidArgument for a malformed section.
+  static StatusOr<std::unique_ptr<ExecExecutor>> Create(const std::string& executor_yaml);
+
+  explicit ExecExecutor(ExecSpec spec, double grace_seconds = 2.0)
+      : spec_(std::move(spec)), grace_seconds_(grace_seconds) {}
+  ExecExecutor(const ExecExecutor&) = delete;
+  ExecExecutor& operator=(const ExecExecutor&) = delete;
+
+  v1::Attempt Run(const ExecutionRequest& request) override;
+
+  const ExecSpec& spec() const { return spec_; }
+
+ private:
+  const ExecSpec spec_;
+  const double grace_seconds_;  // SIGTERM -> SIGKILL
+};
+
+}  // namespace fleetsweep

@@ -1,0 +1,56 @@
+// ExecSpec: the parsed executor section of type exec, and the placeholder templating it uses.
+//
+//   type: exec
+//   command: ["{FLEETSWEEP_BIN}/fleetsweep-matmul-bench", "--bm", "{BM}"]   # argv, never a shell
+//   workdir: /tmp/x        # optional, templated; default: a fresh temp dir removed after the run
+//   timeout: 30            # seconds, optional; else ExecutionRequest::timeout_seconds
+//   env: {OMP_NUM_THREADS: "1"}                       # values templated
+//   files: [{path: config.json, template: '{"M": {BM}}'}]   # written into the workdir
+//   output: stdout         # or {file: result.json, format: protocol | vllm-bench}
+//
+// Templates: `{NAME}` is replaced by the value of NAME, where NAME is
+// [A-Za-z_][A-Za-z0-9_.-]*; `{{` is a literal `{`; a `{` that does not start `{NAME}` and every
+// `}` are literal (so JSON templates need no escaping). An unknown NAME is an error naming it.
+//
+// Errors: ParseExecSpec returns kInvalidArgument naming the bad key; it never throws.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/space/value.h"
+#include "common/status.h"
+
+namespace fleetsweep {
+
+struct ExecFileSpec {
+  std::string path;      // templated; relative to the workdir, no ".." component
+  std::string contents;  // templated
+};
+
+struct ExecOutputSpec {
+  std::string file;                 // "" = protocol lines on stdout
+  std::string format = "protocol";  // protocol | vllm-bench (file only)
+};
+
+struct ExecSpec {
+  std::vector<std::string> command;  // templated argv; at least one element
+  std::string workdir;               // templated; "" = fresh temp dir
+  double timeout_seconds = 0;        // 0 = none given
+  std::map<std::string, std::string> env;
+  std::vector<ExecFileSpec> files;
+  ExecOutputSpec output;
+};
+
+StatusOr<ExecSpec> ParseExecSpec(const std::string& executor_yaml);
+
+// Substitutes `{NAME}` placeholders. kInvalidArgument "unknown placeholder {NAME}" when a name
+// has no variable.
+StatusOr<std::string> Substitute(const std::string& text,
+                                 const std::map<std::string, std::string>& vars);
+
+// FLEETSWEEP_PARAM_<NAME>: the name upper-cased, every character outside [A-Z0-9] -> '_'.
+std::string ParamEnvName(const std::string& param);
+
+}  // namespace fleetsweep

@@ -1,0 +1,26 @@
+// Entry points of the kernel families of fleetsweep-torch-bench. This header has no libtorch
+// dependency; the implementations (moe.cc, paged_attention.cc, prefix_prefill.cc, harness.cc)
+// are the only translation units that include libtorch.
+//
+// Each Run* writes its protocol lines (info, check, fingerprint, samples, or one error line) to
+// `out` and returns an ExitCode (emit.h). They may throw std::exception (c10::Error, e.g. out of
+// memory); the caller (bench_main.cc) turns that into an error line.
+#pragma once
+
+#include <string>
+
+#include "worker/executors/torch/emit.h"
+#include "worker/executors/torch/options.h"
+
+namespace fleetsweep::torchbench {
+
+int RunFusedMoe(const BenchOptions& options, Emitter& out);
+int RunPagedAttention(const BenchOptions& options, Emitter& out);
+int RunPrefixPrefill(const BenchOptions& options, Emitter& out);
+// Copy bandwidth and matmul throughput of the device: the floors a kernel's time is compared to.
+int RunFloors(const BenchOptions& options, Emitter& out);
+
+// "1.13.0" etc. (TORCH_VERSION of the headers the bench was built with).
+std::string TorchVersionString();
+
+}  // namespace fleetsweep::torchbench

@@ -1,0 +1,97 @@
+#include "worker/executors/torch_section.h"
+
+#include <gtest/gtest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+#include <vector>
+
+namespace fleetsweep {
+namespace {
+
+std::vector<std::string> Command(const std::string& exec_yaml) {
+  YAML::Node n = YAML::Load(exec_yaml);
+  EXPECT_EQ(n["type"].as<std::string>(), "exec");
+  return n["command"].as<std::vector<std::string>>();
+}
+
+// Value following `flag` in argv, or "<absent>".
+std::string Flag(const std::vector<std::string>& argv, const std::string& flag) {
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == flag) return argv[i + 1];
+  }
+  return "<absent>";
+}
+
+TEST(TorchSection, TranslatesEveryKey) {
+  auto r = TorchSectionToExecYaml(R"(
+type: torch
+kernel: fused_moe
+device: cpu
+dtype: bfloat16
+platform: bi-v100
+reps: 7
+warmup: 1
+threads: 1
+shapes: {M: 64, K: 128}
+gpu_shapes: {M: 1024, K: 4096}
+timeout: 90
+env: {OMP_NUM_THREADS: 1}
+)");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto argv = Command(*r);
+  ASSERT_FALSE(argv.empty());
+  EXPECT_EQ(argv[0], "{FLEETSWEEP_BIN}/fleetsweep-torch-bench");
+  EXPECT_EQ(Flag(argv, "--kernel"), "moe");  // alias resolved
+  EXPECT_EQ(Flag(argv, "--device"), "cpu");
+  EXPECT_EQ(Flag(argv, "--dtype"), "bfloat16");
+  EXPECT_EQ(Flag(argv, "--platform"), "bi-v100");
+  EXPECT_EQ(Flag(argv, "--reps"), "7");
+  EXPECT_EQ(Flag(argv, "--warmup"), "1");
+  EXPECT_EQ(Flag(argv, "--threads"), "1");
+  EXPECT_EQ(Flag(argv, "--shapes"), "M=64,K=128");  // spec order kept
+  EXPECT_EQ(Flag(argv, "--gpu-shapes"), "M=1024,K=4096");
+  YAML::Node n = YAML::Load(*r);
+  EXPECT_DOUBLE_EQ(n["timeout"].as<double>(), 90);
+  EXPECT_EQ(n["env"]["OMP_NUM_THREADS"].as<std::string>(), "1");
+}
+
+TEST(TorchSection, DefaultsAndNoParamsOnTheCommandLine) {
+  auto r = TorchSectionToExecYaml("type: torch\nkernel: paged_attention\n");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  auto argv = Command(*r);
+  EXPECT_EQ(Flag(argv, "--device"), "auto");
+  EXPECT_EQ(Flag(argv, "--dtype"), "float32");
+  EXPECT_EQ(Flag(argv, "--platform"), "<absent>");
+  EXPECT_EQ(Flag(argv, "--shapes"), "<absent>");
+  for (const auto& a : argv) EXPECT_EQ(a.find("--param"), std::string::npos);
+  EXPECT_FALSE(YAML::Load(*r)["timeout"]);
+}
+
+TEST(TorchSection, RejectsBadSections) {
+  struct Case {
+    const char* yaml;
+    const char* needle;
+  } cases[] = {
+      {"type: torch\n", "kernel"},
+      {"type: torch\nkernel: conv\n", "kernel 'conv'"},
+      {"type: torch\nkernel: moe\nshapes: {M: x}\n", "shapes.M"},
+      {"type: torch\nkernel: moe\nshapes: {M: 0}\n", "shapes.M"},
+      {"type: torch\nkernel: moe\nbogus: 1\n", "unknown key 'bogus'"},
+      {"type: torch\nkernel: moe\ndevice: tpu\n", "device 'tpu'"},
+      {"type: torch\nkernel: moe\nreps: 0\n", "reps"},
+      {"type: torch\nkernel: moe\ntimeout: -1\n", "timeout"},
+      {"[1, 2]", "expected a map"},
+      {"type: torch\nkernel: [unclosed\n", "executor section"},
+  };
+  for (const auto& c : cases) {
+    auto r = TorchSectionToExecYaml(c.yaml);
+    ASSERT_FALSE(r.ok()) << c.yaml;
+    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << c.yaml;
+    EXPECT_NE(r.status().message().find(c.needle), std::string::npos)
+        << c.yaml << " -> " << r.status().message();
+  }
+}
+
+}  // namespace
+}  // namespace fleetsweep

@@ -1,0 +1,134 @@
+#include "worker/executors/torch_section.h"
+
+#include <yaml-cpp/yaml.h>
+
+#include <set>
+#include <vector>
+
+namespace fleetsweep {
+
+namespace {
+
+std::string At(const YAML::Node& n) {
+  return "executor section:" + std::to_string(n.Mark().line + 1) + ":" +
+         std::to_string(n.Mark().column + 1) + ": ";
+}
+
+StatusOr<std::string> ShapeList(const YAML::Node& n, const std::string& key) {
+  if (!n.IsMap()) return Status::InvalidArgument(At(n) + key + " must be a map NAME: INTEGER");
+  std::string out;
+  for (const auto& kv : n) {
+    const std::string name = kv.first.as<std::string>();
+    long long v = 0;
+    try {
+      v = kv.second.as<long long>();
+    } catch (const YAML::Exception&) {
+      return Status::InvalidArgument(At(kv.second) + key + "." + name + " must be an integer");
+    }
+    if (v < 1) return Status::InvalidArgument(At(kv.second) + key + "." + name + " must be >= 1");
+    if (name.find_first_of("=, ") != std::string::npos) {
+      return Status::InvalidArgument(At(kv.first) + key + ": bad shape name '" + name + "'");
+    }
+    out += (out.empty() ? "" : ",") + name + "=" + std::to_string(v);
+  }
+  return out;
+}
+
+Status OneOf(const YAML::Node& n, const std::string& key, const std::string& value,
+             const std::set<std::string>& allowed) {
+  if (allowed.count(value)) return Status::Ok();
+  std::string list;
+  for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+  return Status::InvalidArgument(At(n) + key + " '" + value + "' is not one of " + list);
+}
+
+}  // namespace
+
+StatusOr<std::string> TorchSectionToExecYaml(const std::string& executor_yaml) {
+  try {
+    YAML::Node s = YAML::Load(executor_yaml);
+    if (!s.IsMap()) return Status::InvalidArgument("executor section: expected a map");
+    static const std::set<std::string> kKeys = {
+        "type", "kernel",  "device", "dtype",      "platform", "reps", "warmup",
+        "seed", "threads", "shapes", "gpu_shapes", "timeout",  "env"};
+    for (const auto& kv : s) {
+      const std::string key = kv.first.as<std::string>();
+      if (!kKeys.count(key)) {
+        return Status::InvalidArgument(At(kv.first) + "unknown key '" + key +
+                                       "' in a torch executor section");
+      }
+    }
+    if (s["type"] && s["type"].as<std::string>() != "torch") {
+      return Status::InvalidArgument(At(s["type"]) + "type must be torch");
+    }
+    if (!s["kernel"])
+      return Status::InvalidArgument("executor section: torch executor needs kernel:");
+    std::string kernel = s["kernel"].as<std::string>();
+    if (kernel == "fused_moe") kernel = "moe";
+    FS_RETURN_IF_ERROR(OneOf(s["kernel"], "kernel", kernel,
+                             {"moe", "paged_attention", "prefix_prefill", "floors"}));
+    std::vector<std::string> argv = {"{FLEETSWEEP_BIN}/fleetsweep-torch-bench", "--kernel", kernel};
+    const std::string device = s["device"] ? s["device"].as<std::string>() : "auto";
+    FS_RETURN_IF_ERROR(OneOf(s["device"], "device", device, {"cpu", "cuda", "auto"}));
+    argv.insert(argv.end(), {"--device", device});
+    const std::string dtype = s["dtype"] ? s["dtype"].as<std::string>() : "float32";
+    FS_RETURN_IF_ERROR(OneOf(s["dtype"], "dtype", dtype, {"float32", "float16", "bfloat16"}));
+    argv.insert(argv.end(), {"--dtype", dtype});
+    for (const char* key : {"reps", "warmup", "seed", "threads"}) {
+      if (!s[key]) continue;
+      long long v = 0;
+      try {
+        v = s[key].as<long long>();
+      } catch (const YAML::Exception&) {
+        return Status::InvalidArgument(At(s[key]) + key + " must be an integer");
+      }
+      if (v < 0 || (std::string(key) == "reps" && v < 1)) {
+        return Status::InvalidArgument(At(s[key]) + key + " out of range");
+      }
+      argv.insert(argv.end(), {std::string("--") + key, std::to_string(v)});
+    }
+    if (s["platform"]) argv.insert(argv.end(), {"--platform", s["platform"].as<std::string>()});
+    if (s["shapes"]) {
+      FS_ASSIGN_OR_RETURN(std::string list, ShapeList(s["shapes"], "shapes"));
+      if (!list.empty()) argv.insert(argv.end(), {"--shapes", list});
+    }
+    if (s["gpu_shapes"]) {
+      FS_ASSIGN_OR_RETURN(std::string list, ShapeList(s["gpu_shapes"], "gpu_shapes"));
+      if (!list.empty()) argv.insert(argv.end(), {"--gpu-shapes", list});
+    }
+
+    YAML::Emitter out;
+    out << YAML::BeginMap;
+    out << YAML::Key << "type" << YAML::Value << "exec";
+    out << YAML::Key << "command" << YAML::Value << YAML::Flow << YAML::BeginSeq;
+    for (const auto& a : argv) out << YAML::DoubleQuoted << a;
+    out << YAML::EndSeq;
+    if (s["timeout"]) {
+      double t = 0;
+      try {
+        t = s["timeout"].as<double>();
+      } catch (const YAML::Exception&) {
+        return Status::InvalidArgument(At(s["timeout"]) + "timeout must be a number of seconds");
+      }
+      if (t <= 0) return Status::InvalidArgument(At(s["timeout"]) + "timeout must be > 0");
+      out << YAML::Key << "timeout" << YAML::Value << t;
+    }
+    if (s["env"]) {
+      if (!s["env"].IsMap()) return Status::InvalidArgument(At(s["env"]) + "env must be a map");
+      out << YAML::Key << "env" << YAML::Value << YAML::BeginMap;
+      for (const auto& kv : s["env"]) {
+        out << YAML::Key << kv.first.as<std::string>() << YAML::Value << YAML::DoubleQuoted
+            << kv.second.as<std::string>();
+      }
+      out << YAML::EndMap;
+    }
+    out << YAML::EndMap;
+    if (!out.good())
+      return Status::Internal("executor section: YAML emit failed: " + out.GetLastError());
+    return std::string(out.c_str()) + "\n";
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(std::string("executor section: ") + e.what());
+  }
+}
+
+}  // namespace fleetsweep

@@ -1,0 +1,41 @@
+// TorchSectionToExecYaml: turns a `type: torch` executor section into the exec section that runs
+// fleetsweep-torch-bench (worker/executors/torch/, a separate executable so that no translation
+// unit sees both libtorch and protobuf headers and a crashing kernel cannot take the worker down).
+//
+//   type: torch
+//   kernel: moe              # moe (alias fused_moe) | paged_attention | prefix_prefill | floors
+//   device: auto             # cpu | cuda | auto                         (default auto)
+//   dtype: float32           # float32 | float16 | bfloat16              (default float32)
+//   platform: bi-v100        # surface name or YAML file; default: the worker's
+//                            # FLEETSWEEP_PLATFORM_SURFACE, else the generic surface
+//   reps: 10                 # timed repetitions per execution (one sample each)
+//   warmup: 2
+//   seed: 1
+//   threads: 1               # CPU intra-op threads
+//   shapes: {M: 64, K: 128}  # used on cpu (and on cuda when gpu_shapes is absent)
+//   gpu_shapes: {M: 1024, K: 4096}   # used when the bench runs on cuda
+//   timeout: 120             # seconds per execution
+//   env: {OMP_NUM_THREADS: "1"}      # extra environment for the bench
+//
+// Result (YAML text):
+//   type: exec
+//   command: ["{FLEETSWEEP_BIN}/fleetsweep-torch-bench", "--kernel", "moe", "--device", "auto",
+//             "--dtype", "float32", ..., "--shapes", "K=128,M=64", ...]
+//   timeout: 120
+// Swept parameters are not on the command line: the exec executor exports them as
+// FLEETSWEEP_PARAM_<NAME>, which the bench reads (docs/torch-executor.md).
+//
+// Errors: kInvalidArgument naming the offending key (unknown key, missing/unknown kernel, a shape
+// that is not a positive integer, a bad scalar). Never throws. No libtorch dependency.
+// Thread-safety: a pure function.
+#pragma once
+
+#include <string>
+
+#include "common/status.h"
+
+namespace fleetsweep {
+
+StatusOr<std::string> TorchSectionToExecYaml(const std::string& executor_yaml);
+
+}  // namespace fleetsweep

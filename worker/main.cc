@@ -1,0 +1,133 @@
+// fleetsweep-worker: flags and wiring only; the agent lives in worker/agent.cc.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <climits>
+#include <iostream>
+#include <zmq.h>
+
+#include "CLI/CLI.hpp"
+#include "common/metrics/exposer.h"
+#include "common/metrics/worker_metrics.h"
+#include "common/store/store.h"
+#include "common/util/keys.h"
+#include "spdlog/spdlog.h"
+#include "worker/agent.h"
+
+namespace {
+std::atomic<bool> g_stop{false};
+void OnSignal(int) { g_stop.store(true); }
+
+std::string SelfDir() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, n);
+  return p.substr(0, p.find_last_of('/'));
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace fleetsweep;
+  CLI::App app{"fleetsweep-worker: runs benchmark executions for a fleetsweep coordinator"};
+  AgentOptions o;
+  std::string redis, devices, server_key_file, secret_key_file;
+  int metrics_port = -1;
+  bool insecure = false;
+  app.add_option("--coordinator", o.coordinator, "coordinator endpoint, tcp://HOST:PORT")
+      ->required();
+  app.add_option("--redis", redis, "result store URL (redis://[user:password@]host:port)");
+  app.add_option("--slots", o.slots, "parallel executions (one per GPU)")->check(CLI::Range(1, 1024));
+  app.add_option("--devices", devices, "comma-separated device ids, one per slot (default 0..N-1)");
+  app.add_option("--device-env", o.device_env, "variable that pins a slot to its device");
+  app.add_option("--node", o.node, "node name (default: hostname)");
+  app.add_option("--worker-id", o.worker_id, "unique worker id (default: node-pid-random)");
+  app.add_option("--platform", o.platform, "platform name (e.g. bi-v100, cuda, cpu)");
+  app.add_option("--platform-surface", o.platform_surface_file, "platform surface file (YAML)");
+  app.add_option("--allow-exec", o.allow_exec, "allowed executables (glob patterns)");
+  app.add_option("--metrics-port", metrics_port, "Prometheus port (0 = pick a free one)");
+  app.add_option("--give-up-after", o.give_up_after_seconds,
+                 "exit if the coordinator does not answer for this long (0 = never)");
+  app.add_flag("--exit-when-finished", o.exit_when_finished, "exit when the sweep is finished");
+  app.add_option("--curve-server-key", server_key_file, "coordinator's public key file");
+  app.add_option("--curve-secret-key", secret_key_file, "this worker's secret key file");
+  app.add_flag("--insecure", insecure, "plain TCP without CurveZMQ");
+  CLI11_PARSE(app, argc, argv);
+
+  if (!devices.empty()) {
+    o.devices.clear();
+    size_t start = 0;
+    while (start <= devices.size()) {
+      size_t comma = devices.find(',', start);
+      if (comma == std::string::npos) comma = devices.size();
+      if (comma > start) o.devices.push_back(devices.substr(start, comma - start));
+      start = comma + 1;
+    }
+  }
+  if (!insecure) {
+    if (server_key_file.empty() || secret_key_file.empty()) {
+      std::cerr << "fleetsweep-worker: CurveZMQ needs --curve-server-key and --curve-secret-key "
+                   "(or --insecure for plain TCP)\n";
+      return 2;
+    }
+    auto server = ReadKeyFile(server_key_file);
+    auto secret = ReadKeyFile(secret_key_file);
+    if (!server.ok() || !secret.ok()) {
+      std::cerr << "fleetsweep-worker: "
+                << (!server.ok() ? server.status() : secret.status()).message() << "\n";
+      return 2;
+    }
+    auto pub = PublicKeyFromSecret(*secret);
+    if (!pub.ok()) {
+      std::cerr << "fleetsweep-worker: " << pub.status().message() << "\n";
+      return 2;
+    }
+    o.curve.enabled = true;
+    o.curve.server_public_key_z85 = *server;
+    o.curve.secret_key_z85 = *secret;
+    o.curve.public_key_z85 = *pub;
+  } else if (o.coordinator.rfind("tcp://127.", 0) != 0 &&
+             o.coordinator.rfind("tcp://localhost", 0) != 0 &&
+             o.coordinator.rfind("ipc://", 0) != 0) {
+    spdlog::warn("--insecure: talking to {} over plain TCP; anyone on the network can "
+                 "impersonate the coordinator",
+                 o.coordinator);
+  }
+
+  std::unique_ptr<ResultStore> store;
+  if (!redis.empty()) {
+    auto s = OpenStore(redis);
+    if (!s.ok()) {
+      std::cerr << "fleetsweep-worker: " << s.status().message() << "\n";
+      return 3;
+    }
+    store = std::move(s).value();
+    o.store = store.get();
+  }
+  std::unique_ptr<MetricsExposer> exposer;
+  std::unique_ptr<WorkerMetrics> metrics;
+  if (metrics_port >= 0) {
+    auto e = MetricsExposer::Start(metrics_port);
+    if (!e.ok()) {
+      std::cerr << "fleetsweep-worker: " << e.status().message() << "\n";
+      return 3;
+    }
+    exposer = std::move(e).value();
+    WorkerAgent probe(o);  // resolves the default node name
+    metrics = std::make_unique<WorkerMetrics>(exposer->registry(), probe.options().node);
+    o.metrics = metrics.get();
+    spdlog::info("metrics on port {}", exposer->port());
+  }
+  o.worker_bin_dir = SelfDir();
+  signal(SIGINT, OnSignal);
+  signal(SIGTERM, OnSignal);
+  signal(SIGPIPE, SIG_IGN);
+  WorkerAgent agent(o);
+  Status s = agent.Run(g_stop);
+  if (!s.ok()) {
+    std::cerr << "fleetsweep-worker: " << s.message() << "\n";
+    return 1;
+  }
+  return 0;
+}
