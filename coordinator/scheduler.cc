@@ -113,6 +113,8 @@ bool Scheduler::NeedsWork(const ConfigState& c) const {
   if (st == v1::CONFIG_STATE_DONE || st == v1::CONFIG_STATE_INFEASIBLE) return false;
   const RepetitionPolicy& r = spec_.repetitions;
   const int planned = c.ok_attempts + c.inflight;
+  // After a failure, retry one at a time: a deterministic failure must not fan out.
+  if (c.record.failures() > 0 && c.inflight > 0) return false;
   if (planned < r.min) return true;
   if (planned >= r.max) return false;
   if (c.inflight > 0) return false;  // decide adaptively once the results are in

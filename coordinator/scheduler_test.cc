@@ -1,0 +1,215 @@
+#include "coordinator/scheduler.h"
+
+#include <gtest/gtest.h>
+
+#include "common/store/file_store.h"
+#include "tests/support/temp_dir.h"
+
+namespace fleetsweep {
+namespace {
+
+const char* kSpec = R"(sweep: sched
+executor: {type: exec, command: ["/bin/true"], timeout: 5}
+parameters:
+  A: {values: [1, 2, 3]}
+  B: {values: [x, y]}
+  P: {fixed: 7, reason: "pinned for the test"}
+repetitions: {min: 2, max: 2, target_rel_ci: 0.5, max_failures: 3, deterministic_failures: 2}
+metrics: [{name: t, goal: minimize}]
+reference: {A: 1, B: x}
+)";
+
+class SchedulerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto d = testing::TempDir::Create();
+    ASSERT_TRUE(d.ok());
+    dir_.emplace(std::move(d).value());
+    auto spec = ParseSpecText(kSpec, "test.yaml");
+    ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+    spec_ = std::move(spec).value();
+    Reopen();
+  }
+  void Reopen() {
+    sched_.reset();
+    store_.reset();
+    auto s = FileStore::Open(dir_->Join("store"));
+    ASSERT_TRUE(s.ok()) << s.status().ToString();
+    store_ = std::move(s).value();
+    SchedulerOptions o;
+    o.worker_timeout_seconds = 5;
+    o.lease_grace_seconds = 1;
+    o.epoch = "ep" + std::to_string(++epoch_);
+    sched_ = std::make_unique<Scheduler>(spec_, o, store_.get());
+    ASSERT_TRUE(sched_->Init().ok());
+  }
+  void Hello(const std::string& id, double now) {
+    v1::Hello h;
+    h.mutable_node()->set_node(id);
+    h.mutable_node()->set_slots(4);
+    sched_->OnHello(id, h, now);
+  }
+  v1::Result Ok(const v1::Lease& l, double value) {
+    v1::Result r;
+    r.set_lease_id(l.lease_id());
+    r.set_sweep(l.sweep());
+    auto* a = r.mutable_attempt();
+    a->set_config_key(l.config_key());
+    a->set_attempt_id(l.lease_id());
+    a->set_ok(true);
+    a->set_reference(l.reference());
+    auto* s = a->add_samples();
+    s->set_metric("t");
+    s->set_value(value);
+    return r;
+  }
+  v1::Result Fail(const v1::Lease& l, v1::FailureClass cls) {
+    v1::Result r = Ok(l, 0);
+    r.mutable_attempt()->clear_samples();
+    r.mutable_attempt()->set_ok(false);
+    r.mutable_attempt()->set_failure_class(cls);
+    return r;
+  }
+  // Runs the sweep to the end with one worker answering every lease with `value(lease)`.
+  int Drain(const std::string& worker, double* now) {
+    int leases = 0;
+    for (int round = 0; round < 1000 && !sched_->Finished(); ++round) {
+      auto ls = sched_->OnWorkRequest(worker, 4, *now);
+      for (auto& l : ls) {
+        ++leases;
+        auto r = sched_->OnResult(worker, Ok(l, 10 + std::stoi(l.params().at("A"))), *now);
+        EXPECT_TRUE(r.ok());
+      }
+      *now += 0.1;
+    }
+    return leases;
+  }
+
+  std::optional<testing::TempDir> dir_;
+  SweepSpec spec_;
+  std::unique_ptr<FileStore> store_;
+  std::unique_ptr<Scheduler> sched_;
+  int epoch_ = 0;
+};
+
+TEST_F(SchedulerTest, RunsEveryConfigurationToItsRepetitionsWithPinnedValuesMerged) {
+  EXPECT_EQ(sched_->configs().size(), 6u);
+  Hello("w1", 0);
+  double now = 0;
+  auto first = sched_->OnWorkRequest("w1", 1, now);
+  ASSERT_EQ(first.size(), 1u);
+  EXPECT_TRUE(first[0].reference()) << "the reference goes first on a new node";
+  EXPECT_EQ(first[0].params().at("P"), "7");
+  ASSERT_TRUE(sched_->OnResult("w1", Ok(first[0], 11), now).ok());
+  int leases = Drain("w1", &now);
+  EXPECT_TRUE(sched_->Finished());
+  Progress p = sched_->GetProgress();
+  EXPECT_EQ(p.done, 6);
+  EXPECT_EQ(leases, 12) << "2 repetitions x 6 configurations, no more";
+  auto stored = store_->CountAttempts("sched");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(*stored, 13);  // 12 + the reference
+}
+
+TEST_F(SchedulerTest, SilentWorkerLosesItsLeasesAndLateResultCountsOnce) {
+  Hello("w1", 0);
+  Hello("w2", 0);
+  auto ls = sched_->OnWorkRequest("w1", 3, 0);
+  ASSERT_EQ(ls.size(), 3u);  // reference + 2
+  EXPECT_EQ(sched_->GetProgress().busy, 3);
+  sched_->OnHeartbeat("w2", {}, 6);
+  sched_->Tick(6.0);  // w1 silent for 6 s > 5 s
+  EXPECT_FALSE(sched_->KnowsWorker("w1"));
+  EXPECT_EQ(sched_->GetProgress().leases_expired, 3);
+  // The late result of an expired lease is accepted once...
+  auto r1 = sched_->OnResult("w1", Ok(ls[1], 5), 7);
+  ASSERT_TRUE(r1.ok());
+  EXPECT_TRUE(*r1);
+  // ...and never counted twice.
+  auto r2 = sched_->OnResult("w1", Ok(ls[1], 5), 7.5);
+  ASSERT_TRUE(r2.ok());
+  EXPECT_FALSE(*r2);
+  EXPECT_EQ(sched_->GetProgress().duplicates, 1);
+  double now = 8;
+  Drain("w2", &now);
+  EXPECT_TRUE(sched_->Finished());
+  auto attempts = store_->LoadAttempts("sched");
+  ASSERT_TRUE(attempts.ok());
+  std::set<std::string> ids;
+  for (const auto& a : *attempts) EXPECT_TRUE(ids.insert(a.attempt_id()).second);
+}
+
+TEST_F(SchedulerTest, DeterministicFailureMakesConfigurationInfeasibleAfterTwo) {
+  Hello("w1", 0);
+  double now = 0;
+  int not_impl = 0;
+  for (int round = 0; round < 200 && !sched_->Finished(); ++round) {
+    for (auto& l : sched_->OnWorkRequest("w1", 2, now)) {
+      if (l.params().at("B") == "y") {
+        ++not_impl;
+        ASSERT_TRUE(sched_->OnResult("w1", Fail(l, v1::FAILURE_CLASS_NOT_IMPLEMENTED), now).ok());
+      } else {
+        ASSERT_TRUE(sched_->OnResult("w1", Ok(l, 3), now).ok());
+      }
+    }
+    now += 0.1;
+  }
+  ASSERT_TRUE(sched_->Finished());
+  Progress p = sched_->GetProgress();
+  EXPECT_EQ(p.infeasible, 3);
+  EXPECT_EQ(p.done, 3);
+  EXPECT_EQ(not_impl, 6) << "two identical deterministic failures per configuration, no more";
+}
+
+TEST_F(SchedulerTest, TransientFailuresAreRetriedUpToTheCap) {
+  Hello("w1", 0);
+  double now = 0;
+  int timeouts = 0;
+  for (int round = 0; round < 300 && !sched_->Finished(); ++round) {
+    for (auto& l : sched_->OnWorkRequest("w1", 2, now)) {
+      if (l.params().at("A") == "3" && !l.reference()) {
+        ++timeouts;
+        ASSERT_TRUE(sched_->OnResult("w1", Fail(l, v1::FAILURE_CLASS_TIMEOUT), now).ok());
+      } else {
+        ASSERT_TRUE(sched_->OnResult("w1", Ok(l, 3), now).ok());
+      }
+    }
+    now += 0.1;
+  }
+  ASSERT_TRUE(sched_->Finished());
+  EXPECT_EQ(sched_->GetProgress().infeasible, 2);
+  EXPECT_EQ(timeouts, 6) << "max_failures = 3 per configuration";
+}
+
+TEST_F(SchedulerTest, RestartResumesWithoutRerunningFinishedWork) {
+  Hello("w1", 0);
+  double now = 0;
+  // Finish part of the sweep, then "crash" the coordinator with leases outstanding.
+  for (int i = 0; i < 4; ++i) {
+    for (auto& l : sched_->OnWorkRequest("w1", 1, now)) {
+      ASSERT_TRUE(sched_->OnResult("w1", Ok(l, 5), now).ok());
+    }
+  }
+  auto outstanding = sched_->OnWorkRequest("w1", 2, now);
+  ASSERT_EQ(outstanding.size(), 2u);
+  const int64_t done_before = sched_->GetProgress().done;
+  Reopen();
+  EXPECT_EQ(sched_->GetProgress().done, done_before);
+  EXPECT_FALSE(sched_->KnowsWorker("w1"));
+  Hello("w1", 1);
+  // The result of a lease granted before the restart is still counted, once.
+  auto r = sched_->OnResult("w1", Ok(outstanding[0], 5), 1);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(*r);
+  now = 2;
+  Drain("w1", &now);
+  EXPECT_TRUE(sched_->Finished());
+  auto n = store_->CountAttempts("sched");
+  ASSERT_TRUE(n.ok());
+  // 12 repetitions + references (one per coordinator start) + at most the one lost lease.
+  EXPECT_LE(*n, 12 + 2 + 1);
+  EXPECT_GE(*n, 12 + 1);
+}
+
+}  // namespace
+}  // namespace fleetsweep

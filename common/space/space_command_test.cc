@@ -1,6 +1,7 @@
 #include "common/space/space_command.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <fstream>
@@ -21,7 +22,10 @@ std::string Root() {
 class SpaceCommandTest : public ::testing::Test {
  protected:
   std::string Write(const std::string& text) {
-    path_ = ::testing::TempDir() + "space_command_test.yaml";
+    // Unique per test and process: ctest runs the tests of this file in parallel.
+    path_ = ::testing::TempDir() + "space_command_test_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name() + "_" +
+            std::to_string(::getpid()) + ".yaml";
     std::ofstream(path_) << text;
     return path_;
   }

@@ -50,7 +50,7 @@ StatusOr<MapView> MapView::Check(const Where& where, const YAML::Node& node,
   MapView view;
   view.node_ = node;
   for (auto it = node.begin(); it != node.end(); ++it) {
-    const YAML::Node& key = it->first;
+    YAML::Node key = it->first;  // copies: `it->` yields a temporary proxy
     if (!key.IsScalar()) return where.At(key, what + ": keys must be plain names");
     std::string name = key.Scalar();
     for (const MapEntry& e : view.entries_) {
