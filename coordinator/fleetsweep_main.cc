@@ -15,6 +15,7 @@
 #include "CLI/CLI.hpp"
 #include "common/space/space_command.h"
 #include "common/util/keys.h"
+#include "coordinator/cli_commands.h"
 #include "coordinator/coordinator_app.h"
 #include "coordinator/local_workers.h"
 #include "spdlog/spdlog.h"
@@ -79,6 +80,9 @@ int main(int argc, char** argv) {
   std::string key_prefix;
   keygen->add_option("--out", key_prefix, "writes PREFIX.key and PREFIX.pub")->required();
 
+  CliCommands extra;  // report, export, watch
+  extra.Register(&app);
+
   CLI11_PARSE(app, argc, argv);
 
   if (*space) return SpaceCommand(spec, count_only, json, first, std::cout, std::cerr);
@@ -93,6 +97,7 @@ int main(int argc, char** argv) {
               << ".pub (public: " << *pub << ")\n";
     return 0;
   }
+  if (extra.Selected()) return extra.Run();
 
   // run
   if (!MakeDirs(out) || !MakeDirs(out + "/logs")) {

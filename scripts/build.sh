@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Configures and builds fleetsweep into build/ (binaries in build/bin/). Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR="${BUILD_DIR:-build}"
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-RelWithDebInfo}" ${CMAKE_ARGS:-}
+cmake --build "$BUILD_DIR" -j"${JOBS:-$(nproc)}"
