@@ -79,15 +79,17 @@ timeout 180 python3 worker/executors/torch/independent_timing.py --block-m 64 \
   > "$OUT/independent_moe_bm64.json" 2> "$OUT/independent_moe_bm64.stderr"
 echo "  rc=$? $(cat "$OUT/independent_moe_bm64.json")"
 
-# ---------------------------------------------------------------------------------------------
-# SPOT FOR `fleetsweep run` (when the coordinator/CLI is ready): build the CLI and run the three
-# torch specs end to end on this GPU, e.g.
-#   cmake --build build-gpu --target fleetsweep -j "$(nproc)"
-#   for s in torch-moe torch-paged-attention torch-prefix-prefill; do
-#     sed 's/dtype: float32/dtype: bfloat16/' examples/$s.yaml > "$OUT/$s.yaml"
-#     timeout 240 build-gpu/bin/fleetsweep run "$OUT/$s.yaml" --out "$OUT/run-$s" ...
-#   done
-# ---------------------------------------------------------------------------------------------
+step "fleetsweep run: the three torch sweeps end to end on this GPU (coordinator + 1 worker)"
+timeout 240 cmake --build build-gpu --target fleetsweep fleetsweep-worker -j "$(nproc)" >> "$OUT/build.log" 2>&1 \
+  || { echo "CLI build failed"; grep -m 20 -E "error|Error" "$OUT/build.log"; }
+for s in torch-moe torch-paged-attention torch-prefix-prefill; do
+  sed 's/dtype: float32/dtype: bfloat16/' "examples/$s.yaml" > "$OUT/$s.yaml"
+  rm -rf "$OUT/run-$s"
+  /usr/bin/time -f "%e s wall" -o "$OUT/run-$s.time" timeout 200 build-gpu/bin/fleetsweep run \
+    "$OUT/$s.yaml" --workers 1 --out "$OUT/run-$s" > "$OUT/run-$s.txt" 2>&1
+  echo "  $s rc=$? $(cat "$OUT/run-$s.time" 2>/dev/null)"
+  tail -25 "$OUT/run-$s.txt"
+done
 
 step "summary"
 python3 - "$OUT" <<'PY' | tee "$OUT/summary.txt"
