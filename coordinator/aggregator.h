@@ -1,57 +1,46 @@
-// Aggregator: turns a sweep's stored attempts into per-configuration robust summaries and names
-// the winner only when it can be defended (its 95% CI does not overlap any other configuration's;
-// otherwise the statistically tied set is reported).
+// Aggregator: turns a sweep's stored attempts into per-configuration robust summaries, runs the
+// honest-measurement audits (coordinator/audit.h, coordinator/node_effects.h) and names a winner
+// only when it can be defended:
+//   1. its 95% bootstrap CI of the median does not overlap any other configuration's CI, and
+//   2. the Hodges-Lehmann 95% CI of the shift between its samples and the runner-up's excludes 0
+//      (at an achieved confidence >= 95%; tiny samples cannot reach it and stay tied), and
+//   3. the sweep is valid (the fingerprint audit found that some parameter reached the kernel).
+// Otherwise the statistically tied best set is reported (the CI-overlap set, plus the runner-up
+// when only rule 2 failed).
+//
+// Node effects: when the reference configuration shows nodes measuring differently, the primary
+// metric's samples are divided by their node's effect before the per-configuration medians, CIs,
+// ranking and tests (ConfigResult::raw_primary keeps the uncorrected summary).
 //
 // Pure function of (spec, config records, attempts): the same inputs give the same output (the
-// bootstrap is seeded). Reference attempts (node-effect measurements) are not mixed into the
-// configurations' samples.
+// bootstraps are seeded). Reference attempts (node-effect measurements) are not mixed into the
+// configurations' samples. Never fails: problems become warnings or invalid_reasons.
 #pragma once
 
 #include <cstdint>
-#include <map>
-#include <set>
-#include <string>
 #include <vector>
 
 #include "common/space/spec.h"
 #include "common/space/value.h"
+#include "coordinator/sweep_result.h"
 #include "fleetsweep/v1/data.pb.h"
 
 namespace fleetsweep {
 
-struct MetricSummary {
-  int64_t n = 0;
-  double median = 0, mad = 0, ci_low = 0, ci_high = 0;
-};
-
-struct ConfigResult {
-  std::string key;
-  std::map<std::string, std::string> params;
-  std::string status;  // "done", "infeasible", "pending", "leased"
-  int attempts = 0, ok_attempts = 0, failed_attempts = 0;
-  MetricSummary primary;
-  std::map<std::string, MetricSummary> metrics;  // every metric reported (primary included)
-  std::set<std::string> fingerprints;
-  std::set<std::string> nodes;
-  std::string failure_class;  // last failure ("" when none)
-  std::string failure_detail;
-  std::map<std::string, int> failures_by_class;
-  bool violates_bound = false;  // a metric bound (e.g. p99 latency) is violated by the median
-};
-
-struct SweepResult {
-  std::string sweep;
-  std::string metric;
-  std::string goal;  // "minimize" / "maximize"
-  std::vector<ConfigResult> configs;  // ranked: best first; configs without samples last
-  int winner = -1;                    // index into configs when defensible
-  std::vector<int> tied;              // indices of the statistically tied best set
-  int64_t total_attempts = 0, total_samples = 0;
-  int64_t done = 0, infeasible = 0, unfinished = 0;
-  std::vector<std::string> warnings;
+struct AggregateOptions {
+  uint64_t seed = 1;
+  bool pairwise_winner_test = true;  // rule 2 above; false: CI separation only
+  bool remove_node_effects = true;
 };
 
 SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>& records,
-                      const std::vector<v1::Attempt>& attempts, uint64_t seed = 1);
+                      const std::vector<v1::Attempt>& attempts, const AggregateOptions& options);
+
+inline SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>& records,
+                             const std::vector<v1::Attempt>& attempts, uint64_t seed = 1) {
+  AggregateOptions o;
+  o.seed = seed;
+  return Aggregate(spec, records, attempts, o);
+}
 
 }  // namespace fleetsweep

@@ -1,5 +1,6 @@
 #include "coordinator/results_writer.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -28,11 +29,96 @@ std::string ParamsText(const ConfigResult& c) {
   return s;
 }
 
+std::string RegionText(const InfeasibleRegion& g) {
+  std::string classes;
+  for (const auto& [cls, n] : g.classes) {
+    classes += (classes.empty() ? "" : ", ") + (g.classes.size() > 1 ? std::to_string(n) + " " : "") + cls;
+  }
+  return g.param + "=" + g.value + ": " + std::to_string(g.infeasible) + " of " +
+         std::to_string(g.total) + " configurations infeasible (" + classes + ")";
+}
+
+nlohmann::json Num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
+
+nlohmann::json AuditJson(const SweepResult& r) {
+  nlohmann::json injection = nlohmann::json::array();
+  for (const auto& v : r.injection) {
+    injection.push_back({{"param", v.param},
+                         {"verdict", v.verdict},
+                         {"pairs", v.pairs},
+                         {"differing_pairs", v.differing_pairs},
+                         {"pairs_without_fingerprint", v.pairs_without_fingerprint},
+                         {"example", v.example}});
+  }
+  nlohmann::json inert = nlohmann::json::array();
+  for (const auto& v : r.inert) {
+    nlohmann::json effects = nlohmann::json::object();
+    for (const auto& [level, e] : v.level_effects) effects[level] = Num(e);
+    inert.push_back({{"param", v.param},
+                     {"verdict", v.verdict},
+                     {"test", v.test},
+                     {"statistic", Num(v.statistic)},
+                     {"df", v.df},
+                     {"p_value", Num(v.p_value)},
+                     {"epsilon_squared", Num(v.epsilon_squared)},
+                     {"spread", Num(v.spread)},
+                     {"levels", v.levels},
+                     {"blocks", v.blocks},
+                     {"observations", v.observations},
+                     {"level_effects", effects},
+                     {"note", v.note}});
+  }
+  nlohmann::json declared = nlohmann::json::array();
+  for (const auto& d : r.declared_inert) declared.push_back({{"param", d.param}, {"reason", d.reason}});
+  nlohmann::json regions = nlohmann::json::array();
+  for (const auto& g : r.infeasible_regions) {
+    regions.push_back({{"param", g.param},
+                       {"value", g.value},
+                       {"infeasible", g.infeasible},
+                       {"total", g.total},
+                       {"whole", g.whole},
+                       {"classes", g.classes},
+                       {"text", RegionText(g)}});
+  }
+  return {{"injection", injection},
+          {"inert", inert},
+          {"inert_rule", "inert when Kruskal-Wallis p > 0.05 and the level effects spread < 2%"},
+          {"declared_inert", declared},
+          {"stop_inert_early", {{"requested", r.stop_inert_early_requested},
+                                {"implemented", false}}},
+          {"infeasible_regions", regions}};
+}
+
+nlohmann::json NodeEffectsJson(const SweepResult& r) {
+  nlohmann::json nodes = nlohmann::json::array();
+  for (const auto& e : r.node_effects) {
+    nlohmann::json drift = nullptr;
+    if (e.drift_tested) {
+      drift = {{"drift", e.drift}, {"p_value", Num(e.drift_p)}, {"change", Num(e.drift_change)}};
+    }
+    nodes.push_back({{"node", e.node},
+                     {"effect", Num(e.effect)},
+                     {"ci_low", Num(e.ci_low)},
+                     {"ci_high", Num(e.ci_high)},
+                     {"reference_samples", e.reference_samples},
+                     {"reference_attempts", e.reference_attempts},
+                     {"median_polish_effect", Num(e.polish_effect)},
+                     {"drift", drift},
+                     {"applied", e.applied}});
+  }
+  return {{"applied", r.node_effects_applied},
+          {"method", r.node_effects_method},
+          {"note", r.node_effects_note},
+          {"nodes", nodes}};
+}
+
 }  // namespace
 
 nlohmann::json ResultsToJson(const SweepResult& r) {
   nlohmann::json j;
   j["sweep"] = r.sweep;
+  j["valid"] = r.valid;
+  j["invalid_reasons"] = r.invalid_reasons;
   j["metric"] = r.metric;
   j["goal"] = r.goal;
   j["summary"] = {{"configurations", r.configs.size()}, {"done", r.done},
@@ -63,7 +149,11 @@ nlohmann::json ResultsToJson(const SweepResult& r) {
       cj["failure"] = {{"class", c.failure_class}, {"detail", c.failure_detail},
                        {"by_class", c.failures_by_class}};
     }
-    if (c.violates_bound) cj["violates_bound"] = true;
+    if (c.violates_bound) {
+      cj["violates_bound"] = true;
+      cj["bound_violations"] = c.bound_violations;
+    }
+    cj["raw"] = SummaryJson(c.raw_primary);
     configs.push_back(cj);
   }
   j["configurations"] = configs;
@@ -75,6 +165,23 @@ nlohmann::json ResultsToJson(const SweepResult& r) {
   nlohmann::json tied = nlohmann::json::array();
   for (int i : r.tied) tied.push_back({{"key", r.configs[i].key}, {"params", r.configs[i].params}});
   j["tied"] = tied;
+  j["winner_rule"] = r.winner_rule;
+  if (r.winner_test.done) {
+    const WinnerTest& t = r.winner_test;
+    j["winner_test"] = {{"best", t.best_key},
+                        {"runner_up", t.runner_up_key},
+                        {"test", "hodges_lehmann_shift_ci"},
+                        {"shift", Num(t.hl_shift)},
+                        {"ci_low", Num(t.hl_ci_low)},
+                        {"ci_high", Num(t.hl_ci_high)},
+                        {"achieved_confidence", Num(t.hl_confidence)},
+                        {"mann_whitney_p", Num(t.mann_whitney_p)},
+                        {"separated", t.separated}};
+  } else {
+    j["winner_test"] = nullptr;
+  }
+  j["audit"] = AuditJson(r);
+  j["node_effects"] = NodeEffectsJson(r);
   j["warnings"] = r.warnings;
   return j;
 }
@@ -106,34 +213,86 @@ std::string ResultsToCsv(const SweepResult& r) {
 
 std::string SummaryTable(const SweepResult& r, int rows) {
   std::ostringstream o;
-  char line[512];
-  std::snprintf(line, sizeof line, "%-4s %-16s %12s %25s %6s  %s\n", "rank", "config", r.metric.c_str(),
-                "95% CI", "n", "parameters");
+  char line[768];
+  const std::string bar(78, '!');
+  if (!r.valid) {
+    o << bar << "\n!! SWEEP RESULT INVALID: no speedup from this sweep can be defended\n";
+    for (const auto& why : r.invalid_reasons) o << "!!   " << why << "\n";
+    o << bar << "\n";
+  }
+  std::snprintf(line, sizeof line, "%-4s %-16s %12s %25s %6s  %s\n", "rank", "config",
+                r.metric.c_str(), "95% CI", "n", "parameters");
   o << line;
   int shown = 0;
   for (size_t i = 0; i < r.configs.size() && shown < rows; ++i) {
     const ConfigResult& c = r.configs[i];
     if (c.primary.n == 0) continue;
-    std::snprintf(line, sizeof line, "%-4zu %-16s %12.4g   [%10.4g, %10.4g] %6lld  %s\n", i + 1,
+    std::snprintf(line, sizeof line, "%-4zu %-16s %12.4g   [%10.4g, %10.4g] %6lld  %s%s\n", i + 1,
                   c.key.c_str(), c.primary.median, c.primary.ci_low, c.primary.ci_high,
-                  static_cast<long long>(c.primary.n), ParamsText(c).c_str());
+                  static_cast<long long>(c.primary.n), ParamsText(c).c_str(),
+                  c.violates_bound ? "  (violates a metric bound)" : "");
     o << line;
     ++shown;
   }
   o << "configurations: " << r.configs.size() << " (" << r.done << " done, " << r.infeasible
     << " infeasible, " << r.unfinished << " unfinished); attempts " << r.total_attempts
     << ", samples " << r.total_samples << "\n";
-  for (const auto& c : r.configs) {
-    if (c.status == "infeasible") {
-      o << "infeasible: " << ParamsText(c) << " (" << c.failure_class << ")\n";
+  if (!r.infeasible_regions.empty()) {
+    o << "infeasible regions:\n";
+    for (size_t k = 0; k < r.infeasible_regions.size() && k < 12; ++k) {
+      const InfeasibleRegion& g = r.infeasible_regions[k];
+      o << "  " << RegionText(g) << (g.whole ? "   <== the whole region" : "") << "\n";
+    }
+  }
+  if (!r.injection.empty()) {
+    o << "injection audit (fingerprints of configurations differing in one parameter):\n";
+    for (const auto& v : r.injection) {
+      std::snprintf(line, sizeof line, "  %-24s %-15s %d of %d pairs differ%s\n", v.param.c_str(),
+                    v.verdict.c_str(), v.differing_pairs, v.pairs,
+                    v.verdict == "not_injected"   ? "   <== NEVER REACHED WHAT RAN"
+                    : v.verdict == "no_fingerprint" ? "   <== no fingerprint: unchecked"
+                                                    : "");
+      o << line;
+    }
+  }
+  if (!r.inert.empty()) {
+    o << "inert-parameter analysis (Kruskal-Wallis on block-normalised " << r.metric << "):\n";
+    for (const auto& v : r.inert) {
+      std::snprintf(line, sizeof line, "  %-24s %-12s H=%.3g p=%.3g spread=%.2f%% eps2=%.3g (%s)\n",
+                    v.param.c_str(), v.verdict.c_str(), v.statistic, v.p_value, 100 * v.spread,
+                    v.epsilon_squared, v.test.empty() ? v.note.c_str() : v.test.c_str());
+      o << line;
+    }
+  }
+  for (const auto& d : r.declared_inert) {
+    o << "  declared inert in the spec: " << d.param << " (" << d.reason << ")\n";
+  }
+  if (r.node_effects.size() > 1 || r.node_effects_applied) {
+    o << "node effects (" << (r.node_effects_applied ? "REMOVED before comparing" : "not removed")
+      << "; " << r.node_effects_note << "):\n";
+    for (const auto& e : r.node_effects) {
+      std::snprintf(line, sizeof line,
+                    "  %-20s effect %.4f [%.4f, %.4f] from %lld reference samples; median polish "
+                    "%.4f%s\n",
+                    e.node.c_str(), e.effect, e.ci_low, e.ci_high,
+                    static_cast<long long>(e.reference_samples), e.polish_effect,
+                    e.drift ? "  DRIFT" : "");
+      o << line;
     }
   }
   if (r.winner >= 0) {
     o << "winner: " << ParamsText(r.configs[r.winner]) << " (its 95% CI separates from every "
-      << "other configuration)\n";
+      << "other configuration";
+    if (r.winner_test.done) {
+      std::snprintf(line, sizeof line, "; Hodges-Lehmann shift to the runner-up %.4g [%.4g, %.4g]",
+                    r.winner_test.hl_shift, r.winner_test.hl_ci_low, r.winner_test.hl_ci_high);
+      o << line;
+    }
+    o << ")\n";
   } else if (!r.tied.empty()) {
     o << "no defensible winner: " << r.tied.size()
-      << " configurations are statistically tied for best:\n";
+      << " configurations are statistically tied for best"
+      << (r.valid ? "" : " (and the sweep is invalid)") << ":\n";
     for (size_t k = 0; k < r.tied.size() && k < 10; ++k) {
       o << "  " << ParamsText(r.configs[r.tied[k]]) << "\n";
     }
@@ -141,6 +300,7 @@ std::string SummaryTable(const SweepResult& r, int rows) {
     o << "no configuration produced samples\n";
   }
   for (const auto& w : r.warnings) o << "warning: " << w << "\n";
+  if (!r.valid) o << bar << "\n!! SWEEP RESULT INVALID (see above)\n" << bar << "\n";
   return o.str();
 }
 

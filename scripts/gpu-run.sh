@@ -85,9 +85,10 @@ timeout 240 cmake --build build-gpu --target fleetsweep fleetsweep-worker -j "$(
 for s in torch-moe torch-paged-attention torch-prefix-prefill; do
   sed 's/dtype: float32/dtype: bfloat16/' "examples/$s.yaml" > "$OUT/$s.yaml"
   rm -rf "$OUT/run-$s"
-  /usr/bin/time -f "%e s wall" -o "$OUT/run-$s.time" timeout 200 build-gpu/bin/fleetsweep run \
+  t0=$SECONDS
+  timeout 200 build-gpu/bin/fleetsweep run \
     "$OUT/$s.yaml" --workers 1 --out "$OUT/run-$s" > "$OUT/run-$s.txt" 2>&1
-  echo "  $s rc=$? $(cat "$OUT/run-$s.time" 2>/dev/null)"
+  echo "  $s rc=$? $((SECONDS - t0)) s wall"
   tail -25 "$OUT/run-$s.txt"
 done
 

@@ -1,0 +1,14 @@
+# Honest-measurement audits (issue 5): fingerprint injection audit, inert-parameter analysis,
+# infeasible regions, node effects, defensible-winner test. Included from
+# coordinator/CMakeLists.txt after fleetsweep_coordinator is defined.
+target_sources(fleetsweep_coordinator PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/audit.cc
+  ${CMAKE_CURRENT_LIST_DIR}/audit_inert.cc
+  ${CMAKE_CURRENT_LIST_DIR}/node_effects.cc)
+
+fleetsweep_test(audit_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/audit_test.cc
+  LIBS fleetsweep_coordinator)
+fleetsweep_test(node_effects_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/node_effects_test.cc
+  LIBS fleetsweep_coordinator)
+fleetsweep_test(aggregator_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/aggregator_test.cc
+  LIBS fleetsweep_coordinator)

@@ -1,0 +1,30 @@
+// The sweep report: ONE self-contained HTML page (inline CSS and inline SVG, no JavaScript, no
+// external resources) built from a results.json document (docs/results.md, docs/report.md).
+//
+// Thread-safety: pure functions apart from the file I/O of WriteReport; thread-safe.
+#pragma once
+
+#include <string>
+
+#include "common/status.h"
+#include "nlohmann/json.hpp"
+
+namespace fleetsweep {
+
+struct ReportOptions {
+  // Parameters of the heatmap. Empty: the two swept parameters with the largest effect.
+  std::string x_param, y_param;
+  int max_ranked_rows = 40;  // rows of the ranking chart and table
+};
+
+// Renders the page. kInvalidArgument when x_param / y_param name no parameter of the sweep.
+// Every string from the document is HTML-escaped.
+StatusOr<std::string> RenderReportHtml(const nlohmann::json& results,
+                                       const ReportOptions& options = {});
+
+// Reads DIR/results.json and writes DIR/report.html (via a temporary file and rename).
+// Errors: kNotFound when results.json is missing, kInvalidArgument when it is not JSON or the
+// heatmap parameters are unknown, kUnavailable when report.html cannot be written.
+Status WriteReport(const std::string& dir, const ReportOptions& options = {});
+
+}  // namespace fleetsweep

@@ -1,0 +1,192 @@
+#include "coordinator/report/report_data.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <set>
+
+#include "coordinator/report/html_util.h"
+
+namespace fleetsweep::report {
+namespace {
+
+using nlohmann::json;
+
+double Num(const json& j, const char* key, double dflt = NAN) {
+  auto it = j.find(key);
+  return (it != j.end() && it->is_number()) ? it->get<double>() : dflt;
+}
+
+std::string Str(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return "";
+  return it->is_string() ? it->get<std::string>() : it->dump();
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return NAN;
+  std::sort(v.begin(), v.end());
+  size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+std::set<std::string> KeysOf(const json& list) {
+  std::set<std::string> keys;
+  if (!list.is_array()) return keys;
+  for (const auto& e : list) {
+    if (e.is_object() && e.contains("key") && e["key"].is_string()) keys.insert(e["key"].get<std::string>());
+  }
+  return keys;
+}
+
+// The audit object for one parameter: results["parameters"] or results["audit"]["parameters"],
+// as an array of objects with "name" or as an object keyed by name.
+json ParamAudit(const json& r, const std::string& name) {
+  for (const char* field : {"parameters", "param_audits", "parameter_audits"}) {
+    const json* p = FindField(r, field);
+    if (p == nullptr) continue;
+    if (p->is_object() && p->contains(name)) return (*p)[name];
+    if (p->is_array()) {
+      for (const auto& e : *p) {
+        if (e.is_object() && Str(e, "name") == name) return e;
+      }
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const nlohmann::json* FindField(const nlohmann::json& j, const std::string& name) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(name);
+  if (it != j.end() && !it->is_null()) return &*it;
+  auto a = j.find("audit");
+  if (a != j.end() && a->is_object()) {
+    auto it2 = a->find(name);
+    if (it2 != a->end() && !it2->is_null()) return &*it2;
+  }
+  return nullptr;
+}
+
+std::string JsonText(const nlohmann::json& j) {
+  if (j.is_string()) return j.get<std::string>();
+  if (j.is_number_float()) return FormatNumber(j.get<double>());
+  if (j.is_object()) {
+    std::string s;
+    for (const auto& [k, v] : j.items()) s += (s.empty() ? "" : ", ") + k + "=" + JsonText(v);
+    return s;
+  }
+  if (j.is_array()) {
+    std::string s;
+    for (const auto& v : j) s += (s.empty() ? "" : "; ") + JsonText(v);
+    return s;
+  }
+  return j.dump();
+}
+
+bool LevelLess(const std::string& a, const std::string& b) {
+  char *ea = nullptr, *eb = nullptr;
+  double da = std::strtod(a.c_str(), &ea), db = std::strtod(b.c_str(), &eb);
+  bool na = !a.empty() && *ea == '\0', nb = !b.empty() && *eb == '\0';
+  if (na && nb) return da < db || (da == db && a < b);
+  if (na != nb) return na;
+  return a < b;
+}
+
+ReportData BuildReportData(const nlohmann::json& r) {
+  ReportData d;
+  if (!r.is_object()) return d;
+  d.sweep = Str(r, "sweep");
+  d.metric = Str(r, "metric");
+  d.goal = Str(r, "goal");
+  d.lower_is_better = d.goal != "maximize";
+  if (const json* v = FindField(r, "valid"); v && v->is_boolean()) d.valid = v->get<bool>();
+  for (const char* f : {"invalid_reasons", "problems", "reasons", "errors"}) {
+    const json* p = FindField(r, f);
+    if (p == nullptr) continue;
+    if (p->is_array()) {
+      for (const auto& e : *p) d.invalid_reasons.push_back(JsonText(e));
+    } else {
+      d.invalid_reasons.push_back(JsonText(*p));
+    }
+  }
+  const std::set<std::string> tied = KeysOf(r.value("tied", json::array()));
+  std::string winner;
+  if (r.contains("winner") && r["winner"].is_object()) winner = Str(r["winner"], "key");
+  std::set<std::string> names, nodes, fps;
+  const json& cfgs = r.contains("configurations") ? r["configurations"] : json::array();
+  for (const auto& c : cfgs) {
+    if (!c.is_object()) continue;
+    RankedConfig rc;
+    rc.rank = static_cast<int>(Num(c, "rank", static_cast<double>(d.configs.size() + 1)));
+    rc.key = Str(c, "key");
+    if (c.contains("params") && c["params"].is_object()) {
+      for (const auto& [k, v] : c["params"].items()) {
+        rc.params[k] = v.is_string() ? v.get<std::string>() : v.dump();
+        names.insert(k);
+      }
+    }
+    rc.status = Str(c, "status");
+    rc.n = static_cast<int64_t>(Num(c, "n", 0));
+    rc.median = Num(c, "median");
+    rc.ci_low = Num(c, "ci_low");
+    rc.ci_high = Num(c, "ci_high");
+    if (c.contains("fingerprints") && c["fingerprints"].is_array()) {
+      rc.fingerprints = static_cast<int>(c["fingerprints"].size());
+      for (const auto& f : c["fingerprints"]) fps.insert(JsonText(f));
+    }
+    if (c.contains("nodes") && c["nodes"].is_array()) {
+      for (const auto& n : c["nodes"]) nodes.insert(JsonText(n));
+    }
+    if (c.contains("failure") && c["failure"].is_object()) rc.failure = Str(c["failure"], "class");
+    rc.winner = !rc.key.empty() && rc.key == winner;
+    rc.tied = tied.count(rc.key) > 0;
+    d.configs.push_back(std::move(rc));
+  }
+  d.param_names.assign(names.begin(), names.end());
+  d.nodes.assign(nodes.begin(), nodes.end());
+  d.distinct_fingerprints = static_cast<int>(fps.size());
+
+  std::vector<double> all;
+  for (const auto& c : d.configs) {
+    if (c.n > 0 && std::isfinite(c.median)) all.push_back(c.median);
+  }
+  const double overall = std::fabs(Median(all));
+  for (const auto& name : d.param_names) {
+    std::map<std::string, std::vector<double>> by_level;
+    for (const auto& c : d.configs) {
+      auto it = c.params.find(name);
+      if (it == c.params.end() || c.n == 0 || !std::isfinite(c.median)) continue;
+      by_level[it->second].push_back(c.median);
+    }
+    ParamEffect e;
+    e.name = name;
+    e.audit = ParamAudit(r, name);
+    if (by_level.size() < 2 && e.audit.is_null()) continue;
+    std::vector<std::string> levels;
+    for (const auto& kv : by_level) levels.push_back(kv.first);
+    std::sort(levels.begin(), levels.end(), LevelLess);
+    double lo = INFINITY, hi = -INFINITY;
+    for (const auto& l : levels) {
+      const auto& v = by_level[l];
+      LevelStat s;
+      s.level = l;
+      s.median_of_medians = Median(v);
+      auto [mn, mx] = std::minmax_element(v.begin(), v.end());
+      s.best = d.lower_is_better ? *mn : *mx;
+      s.worst = d.lower_is_better ? *mx : *mn;
+      s.configs = static_cast<int>(v.size());
+      lo = std::min(lo, s.median_of_medians);
+      hi = std::max(hi, s.median_of_medians);
+      e.levels.push_back(s);
+    }
+    e.effect = (levels.size() >= 2 && overall > 0) ? (hi - lo) / overall : 0;
+    d.effects.push_back(std::move(e));
+  }
+  std::stable_sort(d.effects.begin(), d.effects.end(),
+                   [](const ParamEffect& a, const ParamEffect& b) { return a.effect > b.effect; });
+  return d;
+}
+
+}  // namespace fleetsweep::report

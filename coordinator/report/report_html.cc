@@ -1,0 +1,355 @@
+// RenderReportHtml: the sections of the page. Data comes from report_data.h, charts from svg.h.
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "coordinator/report/html_util.h"
+#include "coordinator/report/report.h"
+#include "coordinator/report/report_data.h"
+#include "coordinator/report/svg.h"
+
+namespace fleetsweep {
+namespace {
+
+using nlohmann::json;
+using report::FormatNumber;
+using report::HtmlEscape;
+
+constexpr char kCss[] = R"css(
+body{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;margin:24px 32px;color:#1d2430;background:#fff;max-width:1320px}
+h1{font-size:26px;margin:0 0 4px}h2{font-size:19px;margin:28px 0 8px;border-bottom:2px solid #e3e7ee;padding-bottom:4px}
+.sub{color:#5b6678;margin-bottom:14px}
+.banner{padding:14px 18px;border-radius:6px;font-size:17px;margin:12px 0}
+.banner.invalid{background:#c62828;color:#fff;font-weight:bold}.banner.valid{background:#e8f5e9;color:#1b5e20;border:1px solid #a5d6a7}
+.banner.tie{background:#fff8e1;color:#6d4c00;border:1px solid #ffe082}
+.banner ul{margin:6px 0 0 18px;font-weight:normal}
+.cards{display:flex;flex-wrap:wrap;gap:10px}.card{background:#f4f6fa;border-radius:6px;padding:8px 14px;min-width:110px}
+.card b{display:block;font-size:20px}.card span{color:#5b6678;font-size:12px}
+table{border-collapse:collapse;font-size:13px;margin:6px 0}th,td{border-bottom:1px solid #e3e7ee;padding:4px 9px;text-align:left;vertical-align:top}
+th{background:#f4f6fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.winner td{background:#e8f5e9;font-weight:bold}tr.tied td{background:#fffbe6}
+.tag{display:inline-block;border-radius:4px;padding:1px 6px;font-size:12px;font-weight:bold}
+.tag.bad{background:#c62828;color:#fff}.tag.warn{background:#f9a825;color:#222}.tag.ok{background:#2e7d32;color:#fff}.tag.info{background:#e3e7ee;color:#333}
+.effects{display:flex;flex-wrap:wrap;gap:18px}.effect{border:1px solid #e3e7ee;border-radius:6px;padding:8px 12px}
+.effect h3{margin:0 0 4px;font-size:15px}
+svg.chart{display:block;margin:6px 0}svg text{font-size:12px;fill:#1d2430}svg text.axislabel{font-weight:bold}svg text.note{fill:#5b6678;font-size:11px}
+svg text.cell{font-size:11px}svg .grid{stroke:#e3e7ee}svg .axis{stroke:#7a8699}svg .stripe{fill:#f8f9fb}
+svg .ci{stroke:#5c7cbd;stroke-width:2}svg .pt{fill:#2f4f9a}svg .ci.winner{stroke:#2e7d32}svg .pt.winner{fill:#2e7d32}
+svg .ci.tied{stroke:#c98a00}svg .pt.tied{fill:#c98a00}svg text.winner{font-weight:bold;fill:#1b5e20}
+pre{background:#f4f6fa;padding:8px;font-size:12px;white-space:pre-wrap;word-break:break-all}
+.muted{color:#7a8699}
+)css";
+
+std::string ParamsText(const std::map<std::string, std::string>& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + v;
+  return s;
+}
+
+// A verdict word from a parameter's audit object, with a colour class.
+std::string VerdictTags(const json& audit) {
+  if (!audit.is_object()) return "";
+  std::string out;
+  for (const auto& [k, v] : audit.items()) {
+    if (!v.is_string() && !v.is_boolean()) continue;
+    std::string text = v.is_string() ? v.get<std::string>() : (v.get<bool>() ? k : "");
+    if (text.empty() || k == "name") continue;
+    std::string cls = "info";
+    if (text == "not_injected" || text == "invalid" || text == "failed") cls = "bad";
+    if (text == "inert" || text == "no_fingerprint" || text == "not_significant") cls = "warn";
+    if (text == "injected" || text == "significant" || text == "active") cls = "ok";
+    out += "<span class=\"tag " + cls + "\" title=\"" + HtmlEscape(k) + "\">" +
+           HtmlEscape(k + ": " + text) + "</span> ";
+  }
+  return out;
+}
+
+void Summary(const json& r, const report::ReportData& d, std::ostringstream& o) {
+  o << "<section id=\"summary\"><div class=\"cards\">";
+  const json s = r.value("summary", json::object());
+  for (const char* k : {"configurations", "done", "infeasible", "unfinished", "attempts", "samples"}) {
+    if (s.contains(k)) {
+      o << "<div class=\"card\"><b>" << HtmlEscape(report::JsonText(s[k])) << "</b><span>" << k
+        << "</span></div>";
+    }
+  }
+  o << "<div class=\"card\"><b>" << d.nodes.size() << "</b><span>nodes</span></div>"
+    << "<div class=\"card\"><b>" << d.distinct_fingerprints
+    << "</b><span>distinct fingerprints</span></div></div></section>\n";
+}
+
+void Verdict(const json& r, const report::ReportData& d, std::ostringstream& o) {
+  o << "<section id=\"verdict\">";
+  if (d.valid.has_value() && !*d.valid) {
+    o << "<div class=\"banner invalid\">INVALID SWEEP: the audit says these measurements cannot "
+         "be trusted";
+    if (!d.invalid_reasons.empty()) {
+      o << "<ul>";
+      for (const auto& s : d.invalid_reasons) o << "<li>" << HtmlEscape(s) << "</li>";
+      o << "</ul>";
+    }
+    o << "</div>";
+  }
+  const report::RankedConfig* win = nullptr;
+  std::vector<const report::RankedConfig*> tied;
+  for (const auto& c : d.configs) {
+    if (c.winner) win = &c;
+    if (c.tied) tied.push_back(&c);
+  }
+  if (win != nullptr) {
+    o << "<div class=\"banner valid\">Winner: <b>" << HtmlEscape(ParamsText(win->params))
+      << "</b> &mdash; " << HtmlEscape(d.metric) << " median " << FormatNumber(win->median)
+      << " [" << FormatNumber(win->ci_low) << ", " << FormatNumber(win->ci_high)
+      << "]; its 95% CI separates from every other configuration.</div>";
+  } else if (!tied.empty()) {
+    o << "<div class=\"banner tie\">No defensible winner: " << tied.size()
+      << " configurations are statistically tied for best<ul>";
+    for (size_t i = 0; i < tied.size() && i < 12; ++i) {
+      o << "<li>" << HtmlEscape(ParamsText(tied[i]->params)) << " &mdash; "
+        << FormatNumber(tied[i]->median) << "</li>";
+    }
+    if (tied.size() > 12) o << "<li>... and " << tied.size() - 12 << " more</li>";
+    o << "</ul></div>";
+  } else {
+    o << "<div class=\"banner tie\">No configuration produced samples.</div>";
+  }
+  if (r.contains("warnings") && r["warnings"].is_array() && !r["warnings"].empty()) {
+    o << "<ul class=\"warnings\">";
+    for (const auto& w : r["warnings"]) o << "<li>" << HtmlEscape(report::JsonText(w)) << "</li>";
+    o << "</ul>";
+  }
+  o << "</section>\n";
+}
+
+void Ranking(const report::ReportData& d, const ReportOptions& opt, std::ostringstream& o) {
+  std::vector<report::IntervalRow> rows;
+  o << "<section id=\"ranking\"><h2>Ranking</h2><p class=\"muted\">Median of " << HtmlEscape(d.metric)
+    << " per configuration with its 95% bootstrap CI (" << (d.lower_is_better ? "lower" : "higher")
+    << " is better). Green: winner; amber: tied for best.</p>";
+  for (const auto& c : d.configs) {
+    if (c.n == 0 || static_cast<int>(rows.size()) >= opt.max_ranked_rows) continue;
+    report::IntervalRow row;
+    row.label = "#" + std::to_string(c.rank) + " " + ParamsText(c.params);
+    row.median = c.median;
+    row.lo = c.ci_low;
+    row.hi = c.ci_high;
+    row.has_ci = std::isfinite(c.ci_low) && std::isfinite(c.ci_high);
+    row.css_class = c.winner ? "winner" : (c.tied ? "tied" : "");
+    rows.push_back(row);
+  }
+  o << report::SvgIntervalChart(rows, d.metric);
+  o << "<table><tr><th>rank</th><th>parameters</th><th>median</th><th>95% CI</th><th>n</th>"
+       "<th>status</th><th>fingerprints</th></tr>";
+  int shown = 0;
+  for (const auto& c : d.configs) {
+    if (shown++ >= opt.max_ranked_rows) break;
+    o << "<tr class=\"" << (c.winner ? "winner" : (c.tied ? "tied" : "")) << "\"><td class=\"num\">"
+      << c.rank << "</td><td>" << HtmlEscape(ParamsText(c.params)) << "</td><td class=\"num\">"
+      << (c.n ? FormatNumber(c.median) : "-") << "</td><td class=\"num\">"
+      << (c.n ? "[" + FormatNumber(c.ci_low) + ", " + FormatNumber(c.ci_high) + "]" : "-")
+      << "</td><td class=\"num\">" << c.n << "</td><td>" << HtmlEscape(c.status)
+      << (c.failure.empty() ? "" : " (" + HtmlEscape(c.failure) + ")") << "</td><td class=\"num\">"
+      << c.fingerprints << "</td></tr>";
+  }
+  o << "</table>";
+  if (static_cast<int>(d.configs.size()) > opt.max_ranked_rows) {
+    o << "<p class=\"muted\">" << d.configs.size() - opt.max_ranked_rows
+      << " more configurations in results.csv.</p>";
+  }
+  o << "</section>\n";
+}
+
+void HeatmapSection(const report::ReportData& d, const std::string& x, const std::string& y,
+                    std::ostringstream& o) {
+  o << "<section id=\"heatmap\"><h2>Heatmap: " << HtmlEscape(x) << " &times; " << HtmlEscape(y)
+    << "</h2>";
+  std::set<std::string> xs, ys;
+  for (const auto& c : d.configs) {
+    auto ix = c.params.find(x), iy = c.params.find(y);
+    if (ix != c.params.end()) xs.insert(ix->second);
+    if (iy != c.params.end()) ys.insert(iy->second);
+  }
+  report::Heatmap m;
+  m.x_name = x;
+  m.y_name = y;
+  m.value_label = d.metric;
+  m.lower_is_better = d.lower_is_better;
+  m.x_levels.assign(xs.begin(), xs.end());
+  m.y_levels.assign(ys.begin(), ys.end());
+  std::sort(m.x_levels.begin(), m.x_levels.end(), report::LevelLess);
+  std::sort(m.y_levels.begin(), m.y_levels.end(), report::LevelLess);
+  m.cells.assign(m.y_levels.size(), std::vector<std::optional<double>>(m.x_levels.size()));
+  for (const auto& c : d.configs) {
+    if (c.n == 0 || !std::isfinite(c.median)) continue;
+    auto ix = c.params.find(x), iy = c.params.find(y);
+    if (ix == c.params.end() || iy == c.params.end()) continue;
+    size_t xi = std::find(m.x_levels.begin(), m.x_levels.end(), ix->second) - m.x_levels.begin();
+    size_t yi = std::find(m.y_levels.begin(), m.y_levels.end(), iy->second) - m.y_levels.begin();
+    auto& cell = m.cells[yi][xi];
+    if (!cell || (d.lower_is_better ? c.median < *cell : c.median > *cell)) cell = c.median;
+  }
+  o << report::SvgHeatmap(m) << "</section>\n";
+}
+
+void Effects(const report::ReportData& d, std::ostringstream& o) {
+  o << "<section id=\"effects\"><h2>Parameter effects and audit verdicts</h2><p class=\"muted\">"
+       "Per level: the median over configurations at that level (dot) and the range from the "
+       "best to the worst configuration at that level (bar).</p><div class=\"effects\">";
+  if (d.effects.empty()) o << "<p>No parameter was measured at more than one level.</p>";
+  for (const auto& e : d.effects) {
+    std::vector<report::IntervalRow> rows;
+    for (const auto& l : e.levels) {
+      report::IntervalRow r;
+      r.label = e.name + "=" + l.level + " (" + std::to_string(l.configs) + ")";
+      r.median = l.median_of_medians;
+      r.lo = std::min(l.best, l.worst);
+      r.hi = std::max(l.best, l.worst);
+      r.has_ci = true;
+      rows.push_back(r);
+    }
+    o << "<div class=\"effect\"><h3>" << HtmlEscape(e.name) << " <span class=\"muted\">effect "
+      << FormatNumber(100 * e.effect) << "% of the median</span></h3>" << VerdictTags(e.audit);
+    if (e.audit.is_object()) {
+      o << "<div class=\"muted\">" << HtmlEscape(report::JsonText(e.audit)) << "</div>";
+    }
+    o << report::SvgIntervalChart(rows, d.metric) << "</div>";
+  }
+  o << "</div></section>\n";
+}
+
+// A list of JSON objects (or a keyed object) as a table with the union of their keys.
+void JsonTable(const json& list, std::ostringstream& o) {
+  std::vector<json> rows;
+  if (list.is_array()) {
+    for (const auto& e : list) rows.push_back(e);
+  } else if (list.is_object()) {
+    for (const auto& [k, v] : list.items()) {
+      json row = v.is_object() ? v : json{{"value", v}};
+      row["name"] = k;
+      rows.push_back(row);
+    }
+  }
+  std::vector<std::string> cols;
+  for (const auto& r : rows) {
+    if (!r.is_object()) continue;
+    for (const auto& [k, v] : r.items()) {
+      if (std::find(cols.begin(), cols.end(), k) == cols.end()) cols.push_back(k);
+    }
+  }
+  if (cols.empty()) {
+    for (const auto& r : rows) o << "<div>" << HtmlEscape(report::JsonText(r)) << "</div>";
+    return;
+  }
+  o << "<table><tr>";
+  for (const auto& c : cols) o << "<th>" << HtmlEscape(c) << "</th>";
+  o << "</tr>";
+  for (const auto& r : rows) {
+    o << "<tr>";
+    for (const auto& c : cols) {
+      o << "<td>" << (r.is_object() && r.contains(c) ? HtmlEscape(report::JsonText(r[c])) : "")
+        << "</td>";
+    }
+    o << "</tr>";
+  }
+  o << "</table>";
+}
+
+void Infeasible(const json& r, const report::ReportData& d, std::ostringstream& o) {
+  o << "<section id=\"infeasible\"><h2>Infeasible regions</h2>";
+  const json* regions = report::FindField(r, "infeasible_regions");
+  if (regions != nullptr && !regions->empty()) JsonTable(*regions, o);
+  int n = 0;
+  for (const auto& c : d.configs) n += c.status == "infeasible";
+  if (n == 0 && (regions == nullptr || regions->empty())) {
+    o << "<p>None: every configuration ran.</p>";
+  } else if (n > 0) {
+    o << "<p>" << n << " infeasible configurations:</p><table><tr><th>parameters</th><th>failure"
+      << "</th></tr>";
+    for (const auto& c : d.configs) {
+      if (c.status != "infeasible") continue;
+      o << "<tr><td>" << HtmlEscape(ParamsText(c.params)) << "</td><td>" << HtmlEscape(c.failure)
+        << "</td></tr>";
+    }
+    o << "</table>";
+  }
+  o << "</section>\n";
+}
+
+void Nodes(const json& r, const report::ReportData& d, std::ostringstream& o) {
+  o << "<section id=\"nodes\"><h2>Nodes and node effects</h2><p>Nodes: ";
+  for (size_t i = 0; i < d.nodes.size(); ++i) o << (i ? ", " : "") << HtmlEscape(d.nodes[i]);
+  if (d.nodes.empty()) o << "none recorded";
+  o << "</p>";
+  const json* ne = report::FindField(r, "node_effects");
+  if (ne == nullptr || ne->empty()) {
+    o << "<p class=\"muted\">No node effects in results.json (needs a reference configuration "
+         "measured on every node).</p>";
+  } else {
+    JsonTable(*ne, o);
+  }
+  o << "</section>\n<section id=\"fingerprints\"><h2>Software and platform fingerprints</h2><p>"
+    << d.distinct_fingerprints << " distinct execution fingerprints over " << d.configs.size()
+    << " configurations.</p>";
+  for (const char* f : {"fingerprint_audit", "fingerprints", "software", "platform", "platforms"}) {
+    const json* p = report::FindField(r, f);
+    if (p == nullptr) continue;
+    o << "<h3>" << HtmlEscape(f) << "</h3>";
+    JsonTable(p->is_object() || p->is_array() ? *p : json::array({*p}), o);
+  }
+  o << "</section>\n";
+}
+
+// Anything results.json has that the sections above do not show, so nothing is hidden.
+void Other(const json& r, std::ostringstream& o) {
+  static const std::set<std::string> kShown = {
+      "sweep", "metric", "goal", "summary", "configurations", "winner", "tied", "warnings",
+      "valid", "invalid_reasons", "infeasible_regions", "node_effects", "parameters",
+      "fingerprint_audit", "fingerprints", "software", "platform", "platforms"};
+  std::string body;
+  for (const auto& [k, v] : r.items()) {
+    if (kShown.count(k)) continue;
+    body += "<h3>" + HtmlEscape(k) + "</h3><pre>" + HtmlEscape(v.dump(2)) + "</pre>";
+  }
+  if (!body.empty()) o << "<section id=\"other\"><h2>Other findings</h2>" << body << "</section>\n";
+}
+
+}  // namespace
+
+StatusOr<std::string> RenderReportHtml(const json& r, const ReportOptions& opt) {
+  report::ReportData d = report::BuildReportData(r);
+  auto known = [&](const std::string& p) {
+    return std::find(d.param_names.begin(), d.param_names.end(), p) != d.param_names.end();
+  };
+  for (const std::string* p : {&opt.x_param, &opt.y_param}) {
+    if (!p->empty() && !known(*p)) {
+      std::string names;
+      for (const auto& n : d.param_names) names += (names.empty() ? "" : ", ") + n;
+      return Status::InvalidArgument("heatmap parameter '" + *p + "' is not a parameter of the "
+                                     "sweep (parameters: " + names + ")");
+    }
+  }
+  std::string x = opt.x_param, y = opt.y_param;
+  for (const auto& e : d.effects) {  // largest effect first
+    if (e.levels.size() < 2) continue;
+    if (x.empty() && e.name != y) x = e.name;
+    else if (y.empty() && e.name != x) y = e.name;
+  }
+  std::ostringstream o;
+  o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>fleetsweep report: "
+    << HtmlEscape(d.sweep) << "</title><style>" << kCss << "</style></head><body>\n";
+  o << "<h1>Sweep report: " << HtmlEscape(d.sweep) << "</h1><div class=\"sub\">primary metric <b>"
+    << HtmlEscape(d.metric) << "</b> (" << HtmlEscape(d.goal) << ")</div>\n";
+  Verdict(r, d, o);
+  Summary(r, d, o);
+  Ranking(d, opt, o);
+  if (!x.empty() && !y.empty()) HeatmapSection(d, x, y, o);
+  Effects(d, o);
+  Infeasible(r, d, o);
+  Nodes(r, d, o);
+  Other(r, o);
+  o << "<footer class=\"muted\"><p>Generated by fleetsweep report from results.json.</p></footer>"
+    << "</body></html>\n";
+  return o.str();
+}
+
+}  // namespace fleetsweep

@@ -1,0 +1,68 @@
+#include "coordinator/report/sweep_inputs.h"
+
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "common/store/store.h"
+
+namespace fleetsweep {
+
+StatusOr<SweepInputs> LoadSweepInputs(const std::string& dir) {
+  SweepInputs in;
+  const std::string path = dir + "/results.json";
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status::NotFound(path + ": cannot read (run the sweep first)");
+  std::stringstream buf;
+  buf << f.rdbuf();
+  in.results = nlohmann::json::parse(buf.str(), nullptr, /*allow_exceptions=*/false);
+  if (in.results.is_discarded() || !in.results.is_object()) {
+    return Status::InvalidArgument(path + ": not a JSON object");
+  }
+  const std::string store_dir = dir + "/store";
+  struct stat st;
+  if (stat(store_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    in.notes.push_back("no store at " + store_dir + ": spec defaults unavailable");
+    return in;
+  }
+  auto store = OpenStore("file:" + store_dir);
+  if (!store.ok()) {
+    in.notes.push_back("store " + store_dir + ": " + store.status().message());
+    return in;
+  }
+  const std::string sweep = in.results.value("sweep", "");
+  FS_ASSIGN_OR_RETURN(auto text, (*store)->GetSpec(sweep));
+  if (text.has_value()) {
+    FS_ASSIGN_OR_RETURN(SweepSpec spec, ParseSpecText(*text, store_dir + " (stored spec)"));
+    in.spec = std::move(spec);
+  } else {
+    in.notes.push_back("the store holds no spec for sweep '" + sweep + "'");
+  }
+  FS_ASSIGN_OR_RETURN(in.attempts, (*store)->LoadAttempts(sweep));
+  return in;
+}
+
+const nlohmann::json* ChosenConfig(const nlohmann::json& r) {
+  if (!r.contains("configurations") || !r["configurations"].is_array()) return nullptr;
+  const auto& cfgs = r["configurations"];
+  auto by_key = [&](const nlohmann::json& ref) -> const nlohmann::json* {
+    if (!ref.is_object() || !ref.contains("key")) return nullptr;
+    for (const auto& c : cfgs) {
+      if (c.value("key", "") == ref["key"]) return &c;
+    }
+    return nullptr;
+  };
+  if (r.contains("winner")) {
+    if (const auto* c = by_key(r["winner"])) return c;
+  }
+  if (r.contains("tied") && r["tied"].is_array() && !r["tied"].empty()) {
+    if (const auto* c = by_key(r["tied"][0])) return c;
+  }
+  for (const auto& c : cfgs) {
+    if (c.value("n", 0) > 0 && c.value("status", "") != "infeasible") return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace fleetsweep

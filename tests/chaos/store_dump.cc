@@ -1,0 +1,53 @@
+// fleetsweep-store-dump: prints what a result store holds for one sweep, one JSON object per
+// line, for the chaos and bad-input tests (they check the store against the benchmark's ledger).
+//
+//   fleetsweep-store-dump STORE_URL SWEEP
+//   {"kind":"config","config_key":"...","state":3}
+//   {"kind":"attempt","config_key":"...","attempt_id":"...","ok":true,"samples":1,"primary":1}
+//
+// `primary` counts the samples of the first metric seen. Exits 1 (message on stderr) when the
+// store cannot be opened or read; 2 on bad usage.
+#include <cstdio>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "common/store/store.h"
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: fleetsweep-store-dump STORE_URL SWEEP\n");
+    return 2;
+  }
+  const std::string sweep = argv[2];
+  auto store = fleetsweep::OpenStore(argv[1]);
+  if (!store.ok()) {
+    std::fprintf(stderr, "store-dump: %s\n", store.status().ToString().c_str());
+    return 1;
+  }
+  auto configs = (*store)->LoadConfigs(sweep);
+  auto attempts = (*store)->LoadAttempts(sweep);
+  if (!configs.ok() || !attempts.ok()) {
+    std::fprintf(stderr, "store-dump: %s\n",
+                 (!configs.ok() ? configs.status() : attempts.status()).ToString().c_str());
+    return 1;
+  }
+  for (const auto& c : *configs) {
+    nlohmann::json j = {{"kind", "config"}, {"config_key", c.config_key()}, {"state", c.state()}};
+    std::printf("%s\n", j.dump().c_str());
+  }
+  for (const auto& a : *attempts) {
+    int primary = 0;
+    std::string first_metric;
+    for (const auto& s : a.samples()) {
+      if (first_metric.empty()) first_metric = s.metric();
+      if (s.metric() == first_metric) ++primary;
+    }
+    nlohmann::json j = {{"kind", "attempt"},   {"config_key", a.config_key()},
+                        {"attempt_id", a.attempt_id()}, {"ok", a.ok()},
+                        {"samples", a.samples_size()},  {"primary", primary},
+                        {"reference", a.reference()},   {"failure_class", a.failure_class()}};
+    std::printf("%s\n", j.dump().c_str());
+  }
+  return 0;
+}

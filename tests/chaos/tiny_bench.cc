@@ -1,0 +1,71 @@
+// fleetsweep-tiny-bench: the smallest benchmark that speaks the stdout protocol, for the chaos
+// test and the orchestration benchmark (bench/orchestration_bench.py).
+//
+//   fleetsweep-tiny-bench [--value V] [--ledger FILE] [--sleep-ms MS] [--garbage-bytes N]
+//
+// Prints one sample line {"type":"sample","metric":"time_ms","value":V}. With --ledger it first
+// appends "<FLEETSWEEP_ATTEMPT_ID>\n" to FILE with one write() on an O_APPEND descriptor, so
+// concurrent executions never interleave lines: the file is the benchmark's own record of what
+// ran. --sleep-ms sleeps before printing (1-second executions); --garbage-bytes prints that many
+// bytes of non-protocol noise first (bad-input tests). Exits 2 on a bad argument or an unwritable
+// ledger.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+
+int main(int argc, char** argv) {
+  double value = 1.0;
+  const char* ledger = nullptr;
+  long sleep_ms = 0;
+  long long garbage = 0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "tiny-bench: %s needs a value\n", a.c_str());
+      return 2;
+    }
+    const char* v = argv[++i];
+    if (a == "--value") {
+      value = std::strtod(v, nullptr);
+    } else if (a == "--ledger") {
+      ledger = v;
+    } else if (a == "--sleep-ms") {
+      sleep_ms = std::strtol(v, nullptr, 10);
+    } else if (a == "--garbage-bytes") {
+      garbage = std::strtoll(v, nullptr, 10);
+    } else {
+      std::fprintf(stderr, "tiny-bench: unknown argument %s\n", a.c_str());
+      return 2;
+    }
+  }
+  if (ledger != nullptr) {
+    const char* id = std::getenv("FLEETSWEEP_ATTEMPT_ID");
+    std::string line = std::string(id != nullptr ? id : "-") + "\n";
+    int fd = ::open(ledger, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0 || ::write(fd, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+      std::fprintf(stderr, "tiny-bench: cannot append to %s: %s\n", ledger, std::strerror(errno));
+      return 2;
+    }
+    ::close(fd);
+  }
+  if (garbage > 0) {
+    std::string chunk(64 * 1024, 'x');
+    for (size_t k = 0; k < chunk.size(); k += 97) chunk[k] = '\n';
+    for (long long left = garbage; left > 0;) {
+      size_t n = left < static_cast<long long>(chunk.size()) ? static_cast<size_t>(left)
+                                                             : chunk.size();
+      if (std::fwrite(chunk.data(), 1, n, stdout) != n) break;
+      left -= static_cast<long long>(n);
+    }
+    std::fputs("\n", stdout);
+  }
+  if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+  std::printf("{\"type\":\"sample\",\"metric\":\"time_ms\",\"value\":%.17g}\n", value);
+  return 0;
+}

@@ -1,0 +1,181 @@
+// Unit tests of the report page, the exports and the watch view (tests/report). The page is
+// rendered from hand-written results documents, including the audit fields docs/results.md
+// describes, and hostile strings that must come out escaped.
+#include <gtest/gtest.h>
+
+#include "coordinator/report/export_vllm.h"
+#include "coordinator/report/html_util.h"
+#include "coordinator/report/report.h"
+#include "coordinator/report/svg.h"
+
+namespace fleetsweep {
+namespace {
+
+using nlohmann::json;
+
+json Config(int rank, const std::string& key, json params, double median, int64_t n = 6,
+            const std::string& status = "done") {
+  return {{"rank", rank},         {"key", key},     {"params", params},
+          {"status", status},     {"n", n},         {"median", median},
+          {"ci_low", median * 0.95}, {"ci_high", median * 1.05}, {"fingerprints", {"f" + key}},
+          {"nodes", {"node-a", "node-b"}}};
+}
+
+json Results() {
+  json r;
+  r["sweep"] = "demo";
+  r["metric"] = "time_ms";
+  r["goal"] = "minimize";
+  r["summary"] = {{"configurations", 4}, {"done", 3}, {"infeasible", 1}};
+  r["configurations"] = {
+      Config(1, "k1", {{"BM", "16"}, {"ORDER", "ijk"}}, 1.0),
+      Config(2, "k2", {{"BM", "32"}, {"ORDER", "ijk"}}, 2.0),
+      Config(3, "k3", {{"BM", "16"}, {"ORDER", "<b>kji</b>"}}, 3.0),
+      Config(4, "k4", {{"BM", "32"}, {"ORDER", "<b>kji</b>"}}, 0, 0, "infeasible")};
+  r["configurations"][3]["failure"] = {{"class", "EXIT_CODE"}, {"detail", "x"}};
+  r["winner"] = {{"key", "k1"}, {"params", r["configurations"][0]["params"]}};
+  r["tied"] = json::array();
+  r["warnings"] = {"a <warning> & more"};
+  return r;
+}
+
+TEST(HtmlUtil, EscapesEverythingThatMatters) {
+  EXPECT_EQ(report::HtmlEscape("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(report::FormatNumber(1234567.0), "1.235e+06");
+  EXPECT_EQ(report::FormatNumber(0.5), "0.5");
+}
+
+TEST(Svg, IntervalChartHasOneMarkPerRowAndEscapesLabels) {
+  std::vector<report::IntervalRow> rows = {{"a<b", 1, 0.5, 1.5, true, "winner"},
+                                           {"c", 2, 1.5, 2.5, true, ""}};
+  std::string svg = report::SvgIntervalChart(rows, "ms");
+  EXPECT_EQ(svg.rfind("<svg", 0), 0u);
+  size_t circles = 0;
+  for (size_t p = svg.find("<circle"); p != std::string::npos; p = svg.find("<circle", p + 1)) {
+    ++circles;
+  }
+  EXPECT_EQ(circles, 2u);
+  EXPECT_NE(svg.find("a&lt;b"), std::string::npos);
+  EXPECT_EQ(svg.find("a<b"), std::string::npos);
+  EXPECT_EQ(report::SvgIntervalChart({}, "ms"), "");
+}
+
+TEST(Svg, HeatmapMarksBestCellGreenAndEmptyCellsGrey) {
+  report::Heatmap m;
+  m.x_name = "x";
+  m.y_name = "y";
+  m.x_levels = {"1", "2"};
+  m.y_levels = {"a"};
+  m.cells = {{1.0, std::nullopt}};
+  std::string svg = report::SvgHeatmap(m);
+  EXPECT_NE(svg.find("#d8d8d8"), std::string::npos);  // the unmeasured cell
+  EXPECT_NE(svg.find("#3cbe5a"), std::string::npos);  // best = green end of the scale
+}
+
+TEST(Report, HasEverySectionAndEscapesStrings) {
+  auto html = RenderReportHtml(Results());
+  ASSERT_TRUE(html.ok()) << html.status().ToString();
+  for (const char* id : {"verdict", "summary", "ranking", "heatmap", "effects", "infeasible",
+                         "nodes", "fingerprints"}) {
+    EXPECT_NE(html->find(std::string("id=\"") + id + "\""), std::string::npos) << id;
+  }
+  EXPECT_EQ(html->find("<b>kji</b>"), std::string::npos);
+  EXPECT_NE(html->find("&lt;b&gt;kji&lt;/b&gt;"), std::string::npos);
+  EXPECT_NE(html->find("a &lt;warning&gt; &amp; more"), std::string::npos);
+  EXPECT_EQ(html->find("<script"), std::string::npos);
+  EXPECT_NE(html->find("Winner: <b>BM=16 ORDER=ijk</b>"), std::string::npos);
+  EXPECT_EQ(html->find("banner invalid"), std::string::npos);  // no "valid" field: no banner
+  EXPECT_NE(html->find("EXIT_CODE"), std::string::npos);       // the infeasible config
+}
+
+TEST(Report, InvalidSweepGetsARedBannerWithReasons) {
+  json r = Results();
+  r["valid"] = false;
+  r["invalid_reasons"] = {"BLOCK_SIZE_N never reached the kernel"};
+  auto html = RenderReportHtml(r);
+  ASSERT_TRUE(html.ok());
+  EXPECT_NE(html->find("banner invalid"), std::string::npos);
+  EXPECT_NE(html->find("BLOCK_SIZE_N never reached the kernel"), std::string::npos);
+}
+
+TEST(Report, ShowsAuditVerdictsNodeEffectsRegionsAndUnknownFields) {
+  json r = Results();
+  r["parameters"] = {{{"name", "BM"}, {"injection", "not_injected"}, {"p_value", 0.73}},
+                     {{"name", "ORDER"}, {"injection", "injected"}}};
+  r["node_effects"] = {{{"node", "node-a"}, {"shift", 0.1}}, {{"node", "node-b"}, {"shift", -0.1}}};
+  r["infeasible_regions"] = {{{"where", "ORDER=kji and BM=32"}, {"class", "EXIT_CODE"}}};
+  r["something_new"] = {{"k", "<v>"}};
+  auto html = RenderReportHtml(r);
+  ASSERT_TRUE(html.ok());
+  EXPECT_NE(html->find("tag bad"), std::string::npos);  // not_injected is red
+  EXPECT_NE(html->find("injection: not_injected"), std::string::npos);
+  EXPECT_NE(html->find("node-b"), std::string::npos);
+  EXPECT_NE(html->find("ORDER=kji and BM=32"), std::string::npos);
+  EXPECT_NE(html->find("id=\"other\""), std::string::npos);
+  EXPECT_NE(html->find("&lt;v&gt;"), std::string::npos);
+}
+
+TEST(Report, HeatmapAxesAreCheckedAndDefaultToLargestEffects) {
+  ReportOptions o;
+  o.x_param = "NOPE";
+  EXPECT_EQ(RenderReportHtml(Results(), o).status().code(), StatusCode::kInvalidArgument);
+  auto html = RenderReportHtml(Results());
+  ASSERT_TRUE(html.ok());
+  // ORDER moves the median by 1.5 (of 2.0), BM by 0.5 (of 1.0 and 1.0 -> 2.0 and ...).
+  EXPECT_NE(html->find("Heatmap: ORDER &times; BM"), std::string::npos);
+  // Tolerates an empty document.
+  EXPECT_TRUE(RenderReportHtml(json::object()).ok());
+}
+
+SweepInputs MoeInputs() {
+  SweepInputs in;
+  in.results = Results();
+  in.results["configurations"] = {
+      Config(1, "a", {{"BLOCK_SIZE_M", "32"}, {"M", "64"}}, 1.0),
+      Config(2, "b", {{"BLOCK_SIZE_M", "16"}, {"M", "1"}}, 1.5),
+      Config(3, "c", {{"BLOCK_SIZE_M", "64"}, {"M", "1"}}, 2.0)};
+  in.results["winner"] = nullptr;
+  auto spec = ParseSpecText(
+      "sweep: t\nexecutor: {type: exec, command: [x], shapes: {E: 8, N: 256}}\n"
+      "parameters:\n  BLOCK_SIZE_M: {values: [16, 32, 64]}\n  M: {values: [1, 64]}\n"
+      "  num_warps: {inert: true, values: [8, 4], reason: ignored}\n"
+      "metrics: [{name: time_ms, goal: minimize}]\n",
+      "<test>");
+  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  if (spec.ok()) in.spec = *spec;
+  return in;
+}
+
+TEST(ExportVllmMoe, OneEntryPerBatchSizeWithSpecAndVllmDefaults) {
+  MoeExportOptions o;
+  o.device_name = "My GPU";
+  auto ex = ExportVllmMoe(MoeInputs(), o);
+  ASSERT_TRUE(ex.ok()) << ex.status().ToString();
+  EXPECT_EQ(ex->file_name, "E=8,N=256,device_name=My_GPU.json");
+  ASSERT_EQ(ex->config.size(), 2u);
+  EXPECT_EQ(ex->config["1"]["BLOCK_SIZE_M"], 16);   // best-ranked at M=1
+  EXPECT_EQ(ex->config["64"]["BLOCK_SIZE_M"], 32);
+  EXPECT_EQ(ex->config["1"]["num_warps"], 8);       // inert: its first declared level
+  EXPECT_EQ(ex->config["1"]["num_stages"], 2);      // vLLM default
+  EXPECT_EQ(ex->config["1"].size(), 6u);
+  o.device_name.clear();
+  EXPECT_EQ(ExportVllmMoe(MoeInputs(), o).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(ExportEngineArgs, FlagsAndYamlFromTheChosenConfiguration) {
+  SweepInputs in;
+  in.results = Results();
+  in.results["configurations"] = {
+      Config(1, "a", {{"max_num_seqs", "256"}, {"enable_prefix_caching", "false"}}, 1.0)};
+  in.results["winner"] = {{"key", "a"}};
+  auto ex = ExportEngineArgs(in);
+  ASSERT_TRUE(ex.ok()) << ex.status().ToString();
+  // Without a spec: every parameter, by name; false booleans become --no-...
+  EXPECT_EQ(ex->cli, "--no-enable-prefix-caching --max-num-seqs 256");
+  EXPECT_NE(ex->yaml.find("enable-prefix-caching: false\n"), std::string::npos);
+  EXPECT_NE(ex->yaml.find("max-num-seqs: 256\n"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace fleetsweep
