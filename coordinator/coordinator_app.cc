@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -15,6 +16,9 @@
 #include "coordinator/aggregator.h"
 #include "coordinator/results_writer.h"
 #include "coordinator/robust.h"
+#include "coordinator/timed_store.h"
+#include "common/stats/bootstrap.h"
+#include <algorithm>
 #include "spdlog/spdlog.h"
 
 namespace fleetsweep {
@@ -87,31 +91,52 @@ class ProgressLine {
   int64_t start_finished_ = 0, start_attempts_ = -1;
 };
 
-void UpdateMetrics(const Scheduler& s, CoordinatorMetrics* m, Progress* last) {
+void UpdateMetrics(const Scheduler& s, CoordinatorMetrics* m, Progress* last, double now,
+                   double* last_slow) {
   if (!m) return;
   Progress p = s.GetProgress();
   m->SetConfigStates(p.pending, p.leased, p.done, p.infeasible);
   m->SetConfigsTotal(p.total);
   m->SetWorkersConnected(p.workers);
   m->SetSlots(p.slots, p.busy);
-  for (int64_t i = last->attempts_ok; i < p.attempts_ok; ++i) m->IncAttempts(true, "none");
-  for (int64_t i = last->attempts_failed; i < p.attempts_failed; ++i) m->IncAttempts(false, "other");
   for (int64_t i = last->leases_expired; i < p.leases_expired; ++i) m->IncLeasesExpired();
   for (int64_t i = last->retries; i < p.retries; ++i) m->IncRetries();
   for (int64_t i = last->duplicates; i < p.duplicates; ++i) m->IncDuplicateResults();
-  if (p.samples > last->samples) m->IncSamplesStored(p.samples - last->samples);
+  *last = p;
+  if (now - *last_slow < 2.0) return;  // the rest costs O(configurations)
+  *last_slow = now;
   int b = s.BestIndex();
   if (b >= 0) {
     const auto& c = s.configs()[b];
     double med = MedianOf(c.primary);
-    m->SetBest(s.spec().primary_metric().name, med, med, med);
+    auto ci = stats::BootstrapMedianCI(c.primary, 0.95, 1000, 1);
+    m->SetBest(s.spec().primary_metric().name, med, ci.ok() ? ci->low : med,
+               ci.ok() ? ci->high : med);
   }
-  *last = p;
+  std::vector<std::pair<std::string, double>> top;
+  for (const auto& c : s.configs()) {
+    if (!c.primary.empty()) top.emplace_back(c.record.config_key(), MedianOf(c.primary));
+  }
+  const bool minimize = s.spec().primary_metric().goal == Goal::kMinimize;
+  std::sort(top.begin(), top.end(), [&](const auto& x, const auto& y) {
+    return minimize ? x.second < y.second : x.second > y.second;
+  });
+  if (top.size() > 10) top.resize(10);
+  m->SetTopConfigs(top);
 }
 
 }  // namespace
 
 int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
+  if (!o.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out_dir, ec);
+    if (ec) {
+      std::cerr << "fleetsweep: cannot create output directory " << o.out_dir << ": "
+                << ec.message() << "\n";
+      return 2;
+    }
+  }
   auto spec = ParseSpecFile(o.spec_path);
   if (!spec.ok()) {
     std::cerr << "fleetsweep: " << spec.status().message() << "\n";
@@ -122,17 +147,7 @@ int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
     std::cerr << "fleetsweep: cannot open the result store: " << store.status().message() << "\n";
     return 3;
   }
-  SchedulerOptions so = o.scheduler;
-  if (so.epoch.empty()) {
-    std::random_device rd;
-    so.epoch = Hex16((uint64_t(rd()) << 32) | rd()).substr(0, 8);
-  }
-  Scheduler scheduler(*spec, so, store->get());
-  Status init = scheduler.Init();
-  if (!init.ok()) {
-    std::cerr << "fleetsweep: " << init.message() << "\n";
-    return init.code() == StatusCode::kAlreadyExists ? 2 : 3;
-  }
+  // Metrics first, so that the store and the scheduler can report into them.
   std::unique_ptr<MetricsExposer> exposer;
   std::unique_ptr<CoordinatorMetrics> metrics;
   if (o.metrics_port >= 0) {
@@ -144,6 +159,28 @@ int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
     exposer = std::move(e).value();
     metrics = std::make_unique<CoordinatorMetrics>(exposer->registry(), spec->name);
     spdlog::info("coordinator metrics on port {}", exposer->port());
+  }
+  CoordinatorMetrics* m = metrics.get();
+  TimedStore timed(store->get(), [m](const char* op, double s) {
+    if (m) m->ObserveStoreLatency(op, s);
+  });
+  SchedulerOptions so = o.scheduler;
+  if (so.epoch.empty()) {
+    std::random_device rd;
+    so.epoch = Hex16((uint64_t(rd()) << 32) | rd()).substr(0, 8);
+  }
+  if (m) {
+    so.on_attempt_counted = [m](const v1::Attempt& a) {
+      m->IncAttempts(a.ok(), a.ok() ? "none" : v1::FailureClass_Name(a.failure_class()));
+      if (a.ok()) m->IncSamplesStored(a.samples_size());
+    };
+    so.on_lease_granted = [m](const v1::Lease&) { m->IncLeasesGranted(); };
+  }
+  Scheduler scheduler(*spec, so, &timed);
+  Status init = scheduler.Init();
+  if (!init.ok()) {
+    std::cerr << "fleetsweep: " << init.message() << "\n";
+    return init.code() == StatusCode::kAlreadyExists ? 2 : 3;
   }
   CoordinatorServer server(&scheduler, o.server, Now);
   Status b = server.Bind();
@@ -162,11 +199,12 @@ int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
   }
   ProgressLine progress(o.progress);
   Progress last_metrics;
+  double last_slow_metrics = 0;
   const std::string endpoint = server.endpoint();
   Status served = server.Serve(stop, [&] {
     double now = Now();
     progress.Update(scheduler, now, false);
-    UpdateMetrics(scheduler, metrics.get(), &last_metrics);
+    UpdateMetrics(scheduler, metrics.get(), &last_metrics, now, &last_slow_metrics);
     if (o.on_tick) o.on_tick(endpoint);
   });
   progress.Update(scheduler, Now(), true);
@@ -197,6 +235,12 @@ int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
   if (scheduler.Finished() && result.done == 0) {
     std::cerr << "fleetsweep: no configuration succeeded: the sweep's result is invalid\n";
     return 4;
+  }
+  if (!result.valid) {  // the honest-measurement audit refused the result (docs/honest-measurement.md)
+    std::cerr << "fleetsweep: the sweep's result is INVALID and no speedup can be claimed from it:";
+    for (const auto& why : result.invalid_reasons) std::cerr << "\n  " << why;
+    std::cerr << "\n";
+    return 5;
   }
   return 0;
 }

@@ -28,21 +28,29 @@ std::vector<double> Resample(const std::vector<double>& xs, stats::Rng* rng) {
   return r;
 }
 
-// Percentile bootstrap CI of median(node) / median(all).
-void RatioCi(const std::vector<double>& node, const std::vector<double>& all, int resamples,
-             uint64_t seed, double* lo, double* hi) {
+// Percentile bootstrap CIs of median(node) / median over nodes of the node medians: every node's
+// samples are resampled together in each round, so the denominator moves with them.
+void RatioCis(const std::vector<std::vector<double>>& per_node, int resamples, uint64_t seed,
+              std::vector<double>* lo, std::vector<double>* hi) {
   stats::Rng rng(seed);
-  std::vector<double> ratios;
-  ratios.reserve(resamples);
+  const size_t k = per_node.size();
+  std::vector<std::vector<double>> ratios(k);
+  std::vector<double> meds(k);
   for (int b = 0; b < resamples; ++b) {
-    const double d = MedianOf(Resample(all, &rng));
-    if (d != 0) ratios.push_back(MedianOf(Resample(node, &rng)) / d);
+    for (size_t i = 0; i < k; ++i) meds[i] = MedianOf(Resample(per_node[i], &rng));
+    const double d = MedianOf(meds);
+    if (d == 0) continue;
+    for (size_t i = 0; i < k; ++i) ratios[i].push_back(meds[i] / d);
   }
-  if (ratios.empty()) return;
-  auto l = stats::Quantile(ratios, 0.025);
-  auto h = stats::Quantile(ratios, 0.975);
-  if (l.ok()) *lo = *l;
-  if (h.ok()) *hi = *h;
+  lo->assign(k, NAN);
+  hi->assign(k, NAN);
+  for (size_t i = 0; i < k; ++i) {
+    if (ratios[i].empty()) continue;
+    auto l = stats::Quantile(ratios[i], 0.025);
+    auto h = stats::Quantile(ratios[i], 0.975);
+    if (l.ok()) (*lo)[i] = *l;
+    if (h.ok()) (*hi)[i] = *h;
+  }
 }
 
 void PolishEffects(const std::vector<v1::Attempt>& attempts, const std::string& metric,
@@ -100,27 +108,36 @@ NodeEffectsResult EstimateNodeEffects(const std::vector<v1::Attempt>& attempts,
     auto xs = MetricSamples(a, metric);
     if (!xs.empty()) refs[a.node()].push_back({{a.started_unix_ms(), a.attempt_id()}, xs});
   }
-  std::vector<double> all;
+  // Reference samples per node (time order) and the pooled denominator: the median of the node
+  // medians (each node weighs the same, however many references it ran).
+  std::vector<std::string> ref_nodes;
+  std::vector<std::vector<double>> per_node;
+  std::vector<double> node_medians;
   for (auto& [node, list] : refs) {
     std::sort(list.begin(), list.end());
-    for (const auto& [when, xs] : list) all.insert(all.end(), xs.begin(), xs.end());
+    std::vector<double> mine;
+    for (const auto& [when, xs] : list) mine.insert(mine.end(), xs.begin(), xs.end());
+    ref_nodes.push_back(node);
+    node_medians.push_back(MedianOf(mine));
+    per_node.push_back(std::move(mine));
   }
-  const double all_median = all.empty() ? NAN : MedianOf(all);
+  const double pooled = node_medians.empty() ? NAN : MedianOf(node_medians);
+  std::vector<double> ci_lo, ci_hi;
+  if (!per_node.empty()) {
+    RatioCis(per_node, options.resamples, seed * 0x9E3779B97F4A7C15ULL + 1, &ci_lo, &ci_hi);
+  }
   bool some_clear = false, missing = false;
-  uint64_t node_seed = seed;
   for (const auto& name : names) {
     NodeEffect e;
     e.node = name;
     auto it = refs.find(name);
-    ++node_seed;
-    if (it != refs.end() && all_median != 0 && std::isfinite(all_median)) {
-      std::vector<double> mine;
-      for (const auto& [when, xs] : it->second) mine.insert(mine.end(), xs.begin(), xs.end());
+    const size_t r = std::find(ref_nodes.begin(), ref_nodes.end(), name) - ref_nodes.begin();
+    if (it != refs.end() && pooled != 0 && std::isfinite(pooled)) {
       e.reference_attempts = static_cast<int>(it->second.size());
-      e.reference_samples = static_cast<int64_t>(mine.size());
-      e.effect = MedianOf(mine) / all_median;
-      RatioCi(mine, all, options.resamples, node_seed * 0x9E3779B97F4A7C15ULL, &e.ci_low,
-              &e.ci_high);
+      e.reference_samples = static_cast<int64_t>(per_node[r].size());
+      e.effect = node_medians[r] / pooled;
+      e.ci_low = ci_lo[r];
+      e.ci_high = ci_hi[r];
       if ((e.ci_low > 1 || e.ci_high < 1) && std::fabs(e.effect - 1) >= options.min_effect) {
         some_clear = true;
       }
@@ -162,7 +179,7 @@ NodeEffectsResult EstimateNodeEffects(const std::vector<v1::Attempt>& attempts,
     out.note = "one node: no node effects to remove";
     return out;
   }
-  if (all.empty()) {
+  if (per_node.empty()) {
     out.note = "no reference samples: node effects were not estimated or removed";
     out.warnings.push_back("several nodes but no reference measurements: node effects are not "
                            "removed (add a `reference` configuration to the spec)");

@@ -2,8 +2,10 @@
 // reference configuration the scheduler runs on every node (first, and again every N leases), and
 // the per-node divisors the aggregator applies before comparing configurations.
 //
-//   effect(node) = median(reference samples on node) / median(all reference samples)
-//   CI: 95% percentile bootstrap of that ratio (both samples resampled, seeded)
+//   effect(node) = median(reference samples on node) / median over nodes of those medians
+//     (the median of ALL pooled reference samples would be bimodal when nodes differ, and its
+//     bootstrap unstable; the median of node medians weighs every node once)
+//   CI: 95% percentile bootstrap of that ratio (every node resampled each round, seeded)
 //   second estimate: Tukey median polish of log(median) over the configuration x node table
 //     (reference included as a row); exp(column effect), when some row spans two nodes
 //   drift: the node's reference attempts split in time into early and late halves (at least two

@@ -258,6 +258,10 @@ std::string SummaryTable(const SweepResult& r, int rows) {
   if (!r.inert.empty()) {
     o << "inert-parameter analysis (Kruskal-Wallis on block-normalised " << r.metric << "):\n";
     for (const auto& v : r.inert) {
+      if (v.verdict == "untested") {
+        o << "  " << v.param << ": untested (" << v.note << ")\n";
+        continue;
+      }
       std::snprintf(line, sizeof line, "  %-24s %-12s H=%.3g p=%.3g spread=%.2f%% eps2=%.3g (%s)\n",
                     v.param.c_str(), v.verdict.c_str(), v.statistic, v.p_value, 100 * v.spread,
                     v.epsilon_squared, v.test.empty() ? v.note.c_str() : v.test.c_str());

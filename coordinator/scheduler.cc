@@ -205,6 +205,7 @@ v1::Lease Scheduler::MakeLease(int index, const std::string& worker_id, bool ref
       configs_[index].record.set_state(v1::CONFIG_STATE_LEASED);
     }
   }
+  if (options_.on_lease_granted) options_.on_lease_granted(lease);
   return lease;
 }
 
@@ -258,6 +259,17 @@ StatusOr<bool> Scheduler::OnResult(const std::string& worker_id, const v1::Resul
   if (wit != workers_.end()) wit->second.last_seen = now;
   const v1::Attempt& a = result.attempt();
   auto lit = leases_.find(result.lease_id());
+  // Only results for this sweep's configurations (or its reference) are stored: anything else is
+  // a confused or hostile peer, acknowledged but not counted.
+  const bool known_config =
+      index_by_key_.count(a.config_key()) > 0 || (reference_ && a.config_key() == reference_key_);
+  if (!known_config || a.attempt_id().empty() || result.sweep() != spec_.name ||
+      a.attempt_id().rfind(a.config_key() + "-", 0) != 0) {
+    ++counters_.duplicates;
+    spdlog::warn("result {} from {} ignored: it does not belong to sweep {}", result.lease_id(),
+                 worker_id, spec_.name);
+    return false;
+  }
   const bool counted_before = counted_.count(a.attempt_id()) > 0;
   if (!counted_before) {
     // Durable first: only a stored attempt is counted.
@@ -276,6 +288,7 @@ StatusOr<bool> Scheduler::OnResult(const std::string& worker_id, const v1::Resul
     return false;
   }
   CountAttempt(a);
+  if (options_.on_attempt_counted) options_.on_attempt_counted(a);
   if (!a.ok()) ++counters_.retries;
   auto cit = index_by_key_.find(a.config_key());
   if (cit != index_by_key_.end()) Reevaluate(cit->second);

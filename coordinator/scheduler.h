@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -40,6 +41,9 @@ struct SchedulerOptions {
   int reference_every = 25;            // re-measure the reference after this many leases per node
   uint64_t seed = 1;                   // bootstrap seed for the adaptive-repetition CI
   std::string epoch;                   // unique per coordinator start; part of lease ids
+  // Observers (optional), called on the scheduler's thread.
+  std::function<void(const v1::Attempt&)> on_attempt_counted;
+  std::function<void(const v1::Lease&)> on_lease_granted;
 };
 
 // One configuration's live state.
@@ -86,6 +90,8 @@ class Scheduler {
   void OnWorkerGone(const std::string& worker_id, double now);
 
   bool Finished() const;
+  // Leases granted and not yet returned or expired.
+  int64_t OutstandingLeases() const { return static_cast<int64_t>(leases_.size()); }
   Progress GetProgress() const;
   const std::vector<ConfigState>& configs() const { return configs_; }
   const SweepSpec& spec() const { return spec_; }

@@ -33,6 +33,8 @@ Status CoordinatorServer::Bind() {
     sock_->set(zmq::sockopt::router_mandatory, 0);
     sock_->set(zmq::sockopt::sndhwm, 100000);
     sock_->set(zmq::sockopt::rcvhwm, 100000);
+    // Oversized messages are dropped by libzmq before they are buffered.
+    sock_->set(zmq::sockopt::maxmsgsize, static_cast<int64_t>(kMaxWireMessageBytes));
     if (options_.curve.enabled) {
       sock_->set(zmq::sockopt::curve_server, 1);
       sock_->set(zmq::sockopt::curve_secretkey, options_.curve.secret_key_z85);
@@ -134,6 +136,7 @@ Status CoordinatorServer::Serve(const std::atomic<bool>& stop,
                                 const std::function<void()>& on_tick) {
   zmq::pollitem_t items[] = {{static_cast<void*>(*sock_), 0, ZMQ_POLLIN, 0}};
   double last_tick = 0;
+  double finished_at = -1;
   while (!stop.load()) {
     try {
       zmq::poll(items, 1, std::chrono::milliseconds(50));
@@ -160,16 +163,27 @@ Status CoordinatorServer::Serve(const std::atomic<bool>& stop,
         Handle(id.to_string(), extra[0].data(), extra[0].size(), clock_());
       }
     }
-    double now = clock_();
+    const double now = clock_();
     if (now - last_tick >= 0.1) {
       scheduler_->Tick(now);
       if (on_tick) on_tick();
       last_tick = now;
     }
     if (options_.exit_when_done && scheduler_->Finished()) {
-      BroadcastShutdown("sweep finished");
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      return Status::Ok();
+      // Tell the workers once, then keep serving a bounded while so that executions still
+      // running (a reference, a last retry) can report and be stored before we exit.
+      if (finished_at < 0) {
+        finished_at = now;
+        BroadcastShutdown("sweep finished");
+      }
+      if (scheduler_->OutstandingLeases() == 0 || now - finished_at > options_.drain_seconds) {
+        if (scheduler_->OutstandingLeases() > 0) {
+          spdlog::warn("coordinator: exiting with {} executions still running on workers",
+                       scheduler_->OutstandingLeases());
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        return Status::Ok();
+      }
     }
   }
   return Status::Ok();

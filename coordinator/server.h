@@ -34,6 +34,7 @@ struct ServerOptions {
   std::string bind = "tcp://127.0.0.1:0";
   CurveServerOptions curve;
   bool exit_when_done = false;   // return from Serve once finished and workers were told
+  double drain_seconds = 15;     // after finishing, wait this long at most for running leases
 };
 
 class CoordinatorServer {

@@ -77,7 +77,7 @@ struct InfeasibleRegion {
 
 struct NodeEffect {
   std::string node;
-  double effect = NAN;  // median(reference samples on node) / median(all reference samples)
+  double effect = NAN;  // median(reference on node) / median of the nodes' reference medians
   double ci_low = NAN, ci_high = NAN;  // 95% bootstrap CI of that ratio
   int64_t reference_samples = 0;
   int reference_attempts = 0;

@@ -12,10 +12,13 @@ namespace {
 
 const fleetsweep::Config& FuzzConfig() {
   using fleetsweep::Value;
-  static const fleetsweep::Config kConfig = {
-      {"a", Value(3)},      {"b", Value(0)},   {"c", Value(2.5)},
-      {"d", Value(true)},   {"s", Value("fp16")}, {"big", Value(int64_t{1} << 62)},
-      {"neg", Value(int64_t{-9223372036854775807LL - 1})}};
+  static const fleetsweep::Config kConfig = {{"a", Value(3)},
+                                             {"b", Value(0)},
+                                             {"c", Value(2.5)},
+                                             {"d", Value(true)},
+                                             {"s", Value("fp16")},
+                                             {"big", Value(int64_t{1} << 62)},
+                                             {"neg", Value(int64_t{-9223372036854775807LL - 1})}};
   return kConfig;
 }
 

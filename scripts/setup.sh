@@ -16,6 +16,7 @@ PKGS=(
   redis-server redis-tools prometheus
   python3 python3-scipy python3-numpy
   golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev nodejs
+  clang libclang-rt-14-dev
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -128,6 +128,7 @@ Status WorkerAgent::Run(const std::atomic<bool>& stop) {
   int pending_request = 0;
   double no_work_until = 0;
   bool acked = false, finished = false;
+  double drain_started = -1;
   hello();
   double last_hello = Now();
 
@@ -200,7 +201,17 @@ Status WorkerAgent::Run(const std::atomic<bool>& stop) {
   while (true) {
     const double now = Now();
     if (stop.load()) break;
-    if (finished && options_.exit_when_finished && running.empty() && unacked.empty()) break;
+    if (finished && options_.exit_when_finished && running.empty()) {
+      if (unacked.empty()) break;
+      // The coordinator may already be gone: give it a few seconds to acknowledge, then exit
+      // (in cluster mode the attempts are already in the store).
+      if (drain_started < 0) drain_started = now;
+      if (now - drain_started > 5.0) {
+        spdlog::warn("worker: exiting with {} results unacknowledged{}", unacked.size(),
+                     options_.store ? " (they are in the store)" : "");
+        break;
+      }
+    }
     if (!acked && options_.give_up_after_seconds > 0 &&
         now - started > options_.give_up_after_seconds) {
       for (auto& r : running) r->cancel.store(true);

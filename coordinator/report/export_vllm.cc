@@ -97,14 +97,19 @@ StatusOr<int64_t> Dimension(const SweepInputs& in, const json& config, const std
   return Status::InvalidArgument("cannot tell " + name + " from the sweep: pass --" + name);
 }
 
+// POSIX shell single quotes; a ' inside becomes '\''.
+std::string ShellQuote(const std::string& s) {
+  std::string o = "'";
+  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return o + "'";
+}
+
 std::string Underscores(std::string s) {
   std::replace(s.begin(), s.end(), ' ', '_');
   return s;
 }
 
-}  // namespace
-
-StatusOr<MoeExport> ExportVllmMoe(const SweepInputs& in, const MoeExportOptions& opt) {
+StatusOr<MoeExport> MoeImpl(const SweepInputs& in, const MoeExportOptions& opt) {
   const json* chosen = ChosenConfig(in.results);
   if (chosen == nullptr) return Status::InvalidArgument("no configuration produced samples");
   MoeExport out;
@@ -113,8 +118,9 @@ StatusOr<MoeExport> ExportVllmMoe(const SweepInputs& in, const MoeExportOptions&
   FS_ASSIGN_OR_RETURN(int64_t n, Dimension(in, *chosen, "N", opt.N, &out.notes));
   std::string device = opt.device_name.empty() ? CommonInfo(in, "device_name") : opt.device_name;
   if (device.empty()) {
-    return Status::InvalidArgument("pass --device-name (vLLM's device name, e.g. the output of "
-                                   "torch.cuda.get_device_name(), spaces become _)");
+    return Status::InvalidArgument(
+        "pass --device-name (vLLM's device name, e.g. the output of "
+        "torch.cuda.get_device_name(), spaces become _)");
   }
   out.file_name = "E=" + std::to_string(e) + ",N=" + std::to_string(n) +
                   ",device_name=" + Underscores(device) + ".json";
@@ -161,7 +167,7 @@ StatusOr<MoeExport> ExportVllmMoe(const SweepInputs& in, const MoeExportOptions&
   return out;
 }
 
-StatusOr<EngineArgsExport> ExportEngineArgs(const SweepInputs& in) {
+StatusOr<EngineArgsExport> EngineImpl(const SweepInputs& in) {
   const json* chosen = ChosenConfig(in.results);
   if (chosen == nullptr) return Status::InvalidArgument("no configuration produced samples");
   EngineArgsExport out;
@@ -200,9 +206,9 @@ StatusOr<EngineArgsExport> ExportEngineArgs(const SweepInputs& in) {
     } else if (text == "false") {
       out.cli += "--no-" + flag;
     } else {
-      const bool plain = text.find_first_of(" \t'\"$`\\;&|<>(){}*?#!") == std::string::npos &&
-                         !text.empty();
-      out.cli += "--" + flag + " " + (plain ? text : "'" + text + "'");
+      const bool plain =
+          text.find_first_of(" \t'\"$`\\;&|<>(){}*?#!") == std::string::npos && !text.empty();
+      out.cli += "--" + flag + " " + (plain ? text : ShellQuote(text));
     }
     char* end = nullptr;
     std::strtod(text.c_str(), &end);
@@ -211,6 +217,26 @@ StatusOr<EngineArgsExport> ExportEngineArgs(const SweepInputs& in) {
     out.yaml += flag + ": " + (scalar_ok ? text : quoted.dump()) + "\n";
   }
   return out;
+}
+
+}  // namespace
+
+StatusOr<MoeExport> ExportVllmMoe(const SweepInputs& in, const MoeExportOptions& options) {
+  try {
+    return MoeImpl(in, options);
+  } catch (const json::exception& e) {
+    return Status::InvalidArgument(std::string("results.json has an unexpected shape: ") +
+                                   e.what());
+  }
+}
+
+StatusOr<EngineArgsExport> ExportEngineArgs(const SweepInputs& in) {
+  try {
+    return EngineImpl(in);
+  } catch (const json::exception& e) {
+    return Status::InvalidArgument(std::string("results.json has an unexpected shape: ") +
+                                   e.what());
+  }
 }
 
 }  // namespace fleetsweep

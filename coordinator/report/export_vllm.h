@@ -18,13 +18,13 @@
 namespace fleetsweep {
 
 struct MoeExportOptions {
-  std::string device_name;  // "" = from the attempts' info "device_name"
+  std::string device_name;         // "" = from the attempts' info "device_name"
   std::optional<int64_t> E, N, M;  // override what the sweep says
 };
 
 struct MoeExport {
-  std::string file_name;         // "E=8,N=14336,device_name=NVIDIA_H100.json"
-  nlohmann::ordered_json config;  // "M" -> the six fields, keys in increasing M
+  std::string file_name;           // "E=8,N=14336,device_name=NVIDIA_H100.json"
+  nlohmann::ordered_json config;   // "M" -> the six fields, keys in increasing M
   std::vector<std::string> notes;  // where each value came from, for the user
 };
 

@@ -34,25 +34,42 @@ std::set<std::string> KeysOf(const json& list) {
   std::set<std::string> keys;
   if (!list.is_array()) return keys;
   for (const auto& e : list) {
-    if (e.is_object() && e.contains("key") && e["key"].is_string()) keys.insert(e["key"].get<std::string>());
+    if (e.is_object() && e.contains("key") && e["key"].is_string())
+      keys.insert(e["key"].get<std::string>());
   }
   return keys;
 }
 
-// The audit object for one parameter: results["parameters"] or results["audit"]["parameters"],
-// as an array of objects with "name" or as an object keyed by name.
+// One parameter's audit findings merged into one object: the fingerprint audit
+// (audit.injection[].verdict -> "injection", "example"), the measured-effect test
+// (audit.inert[] -> "inert", "test", "p_value", "spread", "note") and a declared-inert reason
+// (audit.declared_inert[] -> "declared_inert"). Older documents: results["parameters"].
 json ParamAudit(const json& r, const std::string& name) {
-  for (const char* field : {"parameters", "param_audits", "parameter_audits"}) {
-    const json* p = FindField(r, field);
-    if (p == nullptr) continue;
-    if (p->is_object() && p->contains(name)) return (*p)[name];
-    if (p->is_array()) {
-      for (const auto& e : *p) {
-        if (e.is_object() && Str(e, "name") == name) return e;
-      }
+  json out = json::object();
+  auto each = [&](const char* field, auto fn) {
+    const json* list = FindField(r, field);
+    if (list == nullptr || !list->is_array()) return;
+    for (const auto& e : *list) {
+      if (e.is_object() && (Str(e, "param") == name || Str(e, "name") == name)) fn(e);
     }
-  }
-  return nullptr;
+  };
+  each("injection", [&](const json& e) {
+    out["injection"] = Str(e, "verdict");
+    if (!Str(e, "example").empty()) out["example"] = e["example"];
+  });
+  each("inert", [&](const json& e) {
+    out["inert"] = Str(e, "verdict");
+    for (const char* k : {"test", "p_value", "spread", "note"}) {
+      if (e.contains(k) && !e[k].is_null() && !(e[k].is_string() && e[k].empty())) out[k] = e[k];
+    }
+  });
+  each("declared_inert", [&](const json& e) { out["declared_inert"] = Str(e, "reason"); });
+  each("parameters", [&](const json& e) {
+    for (const auto& [k, v] : e.items()) {
+      if (k != "name") out[k] = v;
+    }
+  });
+  return out.empty() ? json(nullptr) : out;
 }
 
 }  // namespace
@@ -145,6 +162,14 @@ ReportData BuildReportData(const nlohmann::json& r) {
     d.configs.push_back(std::move(rc));
   }
   d.param_names.assign(names.begin(), names.end());
+  for (const auto& name : d.param_names) {
+    std::set<std::string> values;
+    for (const auto& c : d.configs) {
+      auto it = c.params.find(name);
+      values.insert(it == c.params.end() ? std::string("\x01absent") : it->second);
+    }
+    if (values.size() == 1 && d.configs.size() > 1) d.constant_params[name] = *values.begin();
+  }
   d.nodes.assign(nodes.begin(), nodes.end());
   d.distinct_fingerprints = static_cast<int>(fps.size());
 

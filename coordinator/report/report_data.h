@@ -47,7 +47,8 @@ struct ReportData {
   std::vector<RankedConfig> configs;  // results.json order (ranked)
   std::vector<ParamEffect> effects;   // largest effect first
   std::vector<std::string> param_names;
-  std::optional<bool> valid;          // results.json "valid" (or audit.valid) when present
+  std::map<std::string, std::string> constant_params;  // one value in every configuration
+  std::optional<bool> valid;  // results.json "valid" (or audit.valid) when present
   std::vector<std::string> invalid_reasons;
   std::vector<std::string> nodes;
   int distinct_fingerprints = 0;

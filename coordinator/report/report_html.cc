@@ -40,34 +40,52 @@ pre{background:#f4f6fa;padding:8px;font-size:12px;white-space:pre-wrap;word-brea
 .muted{color:#7a8699}
 )css";
 
-std::string ParamsText(const std::map<std::string, std::string>& p) {
+// Parameters that take one value in every configuration (pinned, or one level) are left out of
+// labels; the summary lists them once.
+std::string ParamsText(const report::ReportData& d, const std::map<std::string, std::string>& p) {
   std::string s;
-  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + v;
-  return s;
+  for (const auto& [k, v] : p) {
+    if (!d.constant_params.count(k)) s += (s.empty() ? "" : " ") + k + "=" + v;
+  }
+  return s.empty() ? "(all parameters fixed)" : s;
 }
 
-// A verdict word from a parameter's audit object, with a colour class.
+// Coloured tags for a parameter's audit verdicts (report_data.cc ParamAudit) and the details.
 std::string VerdictTags(const json& audit) {
   if (!audit.is_object()) return "";
+  static const std::map<std::string, std::string> kClass = {
+      {"injected", "ok"}, {"not_injected", "bad"},  {"no_fingerprint", "warn"}, {"active", "ok"},
+      {"inert", "warn"},  {"inconclusive", "info"}, {"untested", "info"}};
   std::string out;
-  for (const auto& [k, v] : audit.items()) {
-    if (!v.is_string() && !v.is_boolean()) continue;
-    std::string text = v.is_string() ? v.get<std::string>() : (v.get<bool>() ? k : "");
-    if (text.empty() || k == "name") continue;
-    std::string cls = "info";
-    if (text == "not_injected" || text == "invalid" || text == "failed") cls = "bad";
-    if (text == "inert" || text == "no_fingerprint" || text == "not_significant") cls = "warn";
-    if (text == "injected" || text == "significant" || text == "active") cls = "ok";
-    out += "<span class=\"tag " + cls + "\" title=\"" + HtmlEscape(k) + "\">" +
-           HtmlEscape(k + ": " + text) + "</span> ";
+  for (const char* k : {"injection", "inert"}) {
+    if (!audit.contains(k) || !audit[k].is_string()) continue;
+    const std::string v = audit[k].get<std::string>();
+    auto it = kClass.find(v);
+    out += "<span class=\"tag " + (it == kClass.end() ? std::string("info") : it->second) + "\">" +
+           HtmlEscape(std::string(k) == "inert" ? "effect test: " + v : "fingerprints: " + v) +
+           "</span> ";
   }
+  std::string detail;
+  for (const auto& [k, v] : audit.items()) {
+    if (k == "injection" || k == "inert") continue;
+    if (k == "p_value" && v.is_number()) {
+      detail += (detail.empty() ? "" : "; ") + std::string("p = ") + FormatNumber(v.get<double>());
+    } else if (k == "spread" && v.is_number()) {
+      detail += (detail.empty() ? "" : "; ") + std::string("level spread ") +
+                FormatNumber(100 * v.get<double>()) + "%";
+    } else {
+      detail += (detail.empty() ? "" : "; ") + k + ": " + report::JsonText(v);
+    }
+  }
+  if (!detail.empty()) out += "<div class=\"muted\">" + HtmlEscape(detail) + "</div>";
   return out;
 }
 
 void Summary(const json& r, const report::ReportData& d, std::ostringstream& o) {
   o << "<section id=\"summary\"><div class=\"cards\">";
   const json s = r.value("summary", json::object());
-  for (const char* k : {"configurations", "done", "infeasible", "unfinished", "attempts", "samples"}) {
+  for (const char* k :
+       {"configurations", "done", "infeasible", "unfinished", "attempts", "samples"}) {
     if (s.contains(k)) {
       o << "<div class=\"card\"><b>" << HtmlEscape(report::JsonText(s[k])) << "</b><span>" << k
         << "</span></div>";
@@ -75,7 +93,14 @@ void Summary(const json& r, const report::ReportData& d, std::ostringstream& o) 
   }
   o << "<div class=\"card\"><b>" << d.nodes.size() << "</b><span>nodes</span></div>"
     << "<div class=\"card\"><b>" << d.distinct_fingerprints
-    << "</b><span>distinct fingerprints</span></div></div></section>\n";
+    << "</b><span>distinct fingerprints</span></div></div>";
+  if (!d.constant_params.empty()) {
+    std::string fixed;
+    for (const auto& [k, v] : d.constant_params) fixed += (fixed.empty() ? "" : " ") + k + "=" + v;
+    o << "<p class=\"muted\">Same in every configuration (left out of the labels below): "
+      << HtmlEscape(fixed) << "</p>";
+  }
+  o << "</section>\n";
 }
 
 void Verdict(const json& r, const report::ReportData& d, std::ostringstream& o) {
@@ -97,21 +122,35 @@ void Verdict(const json& r, const report::ReportData& d, std::ostringstream& o) 
     if (c.tied) tied.push_back(&c);
   }
   if (win != nullptr) {
-    o << "<div class=\"banner valid\">Winner: <b>" << HtmlEscape(ParamsText(win->params))
-      << "</b> &mdash; " << HtmlEscape(d.metric) << " median " << FormatNumber(win->median)
-      << " [" << FormatNumber(win->ci_low) << ", " << FormatNumber(win->ci_high)
+    o << "<div class=\"banner valid\">Winner: <b>" << HtmlEscape(ParamsText(d, win->params))
+      << "</b> &mdash; " << HtmlEscape(d.metric) << " median " << FormatNumber(win->median) << " ["
+      << FormatNumber(win->ci_low) << ", " << FormatNumber(win->ci_high)
       << "]; its 95% CI separates from every other configuration.</div>";
   } else if (!tied.empty()) {
     o << "<div class=\"banner tie\">No defensible winner: " << tied.size()
       << " configurations are statistically tied for best<ul>";
-    for (size_t i = 0; i < tied.size() && i < 12; ++i) {
-      o << "<li>" << HtmlEscape(ParamsText(tied[i]->params)) << " &mdash; "
+    for (size_t i = 0; i < tied.size() && i < 6; ++i) {
+      o << "<li>" << HtmlEscape(ParamsText(d, tied[i]->params)) << " &mdash; "
         << FormatNumber(tied[i]->median) << "</li>";
     }
-    if (tied.size() > 12) o << "<li>... and " << tied.size() - 12 << " more</li>";
+    if (tied.size() > 6) o << "<li>... and " << tied.size() - 6 << " more (amber below)</li>";
     o << "</ul></div>";
   } else {
     o << "<div class=\"banner tie\">No configuration produced samples.</div>";
+  }
+  if (r.contains("winner_rule") && r["winner_rule"].is_string()) {
+    o << "<p class=\"muted\">Winner rule: " << HtmlEscape(r["winner_rule"].get<std::string>());
+    const json t = r.contains("winner_test") ? r["winner_test"] : json();
+    if (t.is_object()) {
+      auto num = [&](const char* k) {
+        return t.contains(k) && t[k].is_number() ? t[k].get<double>() : NAN;
+      };
+      o << " Best vs runner-up: Hodges-Lehmann shift " << FormatNumber(num("shift")) << " ["
+        << FormatNumber(num("ci_low")) << ", " << FormatNumber(num("ci_high"))
+        << "], Mann-Whitney p = " << FormatNumber(num("mann_whitney_p"))
+        << (t.value("separated", false) ? " (separated)." : " (not separated).");
+    }
+    o << "</p>";
   }
   if (r.contains("warnings") && r["warnings"].is_array() && !r["warnings"].empty()) {
     o << "<ul class=\"warnings\">";
@@ -123,13 +162,14 @@ void Verdict(const json& r, const report::ReportData& d, std::ostringstream& o) 
 
 void Ranking(const report::ReportData& d, const ReportOptions& opt, std::ostringstream& o) {
   std::vector<report::IntervalRow> rows;
-  o << "<section id=\"ranking\"><h2>Ranking</h2><p class=\"muted\">Median of " << HtmlEscape(d.metric)
-    << " per configuration with its 95% bootstrap CI (" << (d.lower_is_better ? "lower" : "higher")
+  o << "<section id=\"ranking\"><h2>Ranking</h2><p class=\"muted\">Median of "
+    << HtmlEscape(d.metric) << " per configuration with its 95% bootstrap CI ("
+    << (d.lower_is_better ? "lower" : "higher")
     << " is better). Green: winner; amber: tied for best.</p>";
   for (const auto& c : d.configs) {
-    if (c.n == 0 || static_cast<int>(rows.size()) >= opt.max_ranked_rows) continue;
+    if (c.n == 0 || static_cast<int>(rows.size()) >= std::min(opt.max_ranked_rows, 25)) continue;
     report::IntervalRow row;
-    row.label = "#" + std::to_string(c.rank) + " " + ParamsText(c.params);
+    row.label = "#" + std::to_string(c.rank) + " " + ParamsText(d, c.params);
     row.median = c.median;
     row.lo = c.ci_low;
     row.hi = c.ci_high;
@@ -137,14 +177,19 @@ void Ranking(const report::ReportData& d, const ReportOptions& opt, std::ostring
     row.css_class = c.winner ? "winner" : (c.tied ? "tied" : "");
     rows.push_back(row);
   }
-  o << report::SvgIntervalChart(rows, d.metric);
-  o << "<table><tr><th>rank</th><th>parameters</th><th>median</th><th>95% CI</th><th>n</th>"
+  o << report::SvgIntervalChart(rows, d.metric) << "</section>\n";
+}
+
+void Table(const report::ReportData& d, const ReportOptions& opt, std::ostringstream& o) {
+  o << "<section id=\"table\"><h2>All "
+       "configurations</h2><table><tr><th>rank</th><th>parameters</th><th>median</th><th>95% "
+       "CI</th><th>n</th>"
        "<th>status</th><th>fingerprints</th></tr>";
   int shown = 0;
   for (const auto& c : d.configs) {
     if (shown++ >= opt.max_ranked_rows) break;
     o << "<tr class=\"" << (c.winner ? "winner" : (c.tied ? "tied" : "")) << "\"><td class=\"num\">"
-      << c.rank << "</td><td>" << HtmlEscape(ParamsText(c.params)) << "</td><td class=\"num\">"
+      << c.rank << "</td><td>" << HtmlEscape(ParamsText(d, c.params)) << "</td><td class=\"num\">"
       << (c.n ? FormatNumber(c.median) : "-") << "</td><td class=\"num\">"
       << (c.n ? "[" + FormatNumber(c.ci_low) + ", " + FormatNumber(c.ci_high) + "]" : "-")
       << "</td><td class=\"num\">" << c.n << "</td><td>" << HtmlEscape(c.status)
@@ -191,7 +236,7 @@ void HeatmapSection(const report::ReportData& d, const std::string& x, const std
   o << report::SvgHeatmap(m) << "</section>\n";
 }
 
-void Effects(const report::ReportData& d, std::ostringstream& o) {
+void Effects(const json& r, const report::ReportData& d, std::ostringstream& o) {
   o << "<section id=\"effects\"><h2>Parameter effects and audit verdicts</h2><p class=\"muted\">"
        "Per level: the median over configurations at that level (dot) and the range from the "
        "best to the worst configuration at that level (bar).</p><div class=\"effects\">";
@@ -209,12 +254,22 @@ void Effects(const report::ReportData& d, std::ostringstream& o) {
     }
     o << "<div class=\"effect\"><h3>" << HtmlEscape(e.name) << " <span class=\"muted\">effect "
       << FormatNumber(100 * e.effect) << "% of the median</span></h3>" << VerdictTags(e.audit);
-    if (e.audit.is_object()) {
-      o << "<div class=\"muted\">" << HtmlEscape(report::JsonText(e.audit)) << "</div>";
-    }
-    o << report::SvgIntervalChart(rows, d.metric) << "</div>";
+    o << report::SvgIntervalChart(rows, d.metric, 300) << "</div>";
   }
-  o << "</div></section>\n";
+  o << "</div>";
+  if (const json* rule = report::FindField(r, "inert_rule"); rule && rule->is_string()) {
+    o << "<p class=\"muted\">Effect test: " << HtmlEscape(rule->get<std::string>()) << ".</p>";
+  }
+  const json* declared = report::FindField(r, "declared_inert");
+  if (declared != nullptr && declared->is_array() && !declared->empty()) {
+    o << "<p>Declared inert in the spec (never swept, never multiplied the space):</p><ul>";
+    for (const auto& e : *declared) {
+      o << "<li><b>" << HtmlEscape(e.value("param", ""))
+        << "</b>: " << HtmlEscape(e.value("reason", "")) << "</li>";
+    }
+    o << "</ul>";
+  }
+  o << "</section>\n";
 }
 
 // A list of JSON objects (or a keyed object) as a table with the union of their keys.
@@ -257,7 +312,17 @@ void JsonTable(const json& list, std::ostringstream& o) {
 void Infeasible(const json& r, const report::ReportData& d, std::ostringstream& o) {
   o << "<section id=\"infeasible\"><h2>Infeasible regions</h2>";
   const json* regions = report::FindField(r, "infeasible_regions");
-  if (regions != nullptr && !regions->empty()) JsonTable(*regions, o);
+  if (regions != nullptr && regions->is_array() && !regions->empty()) {
+    o << "<ul>";
+    for (const auto& g : *regions) {
+      const bool whole = g.is_object() && g.value("whole", false);
+      o << "<li>" << (whole ? "<span class=\"tag bad\">whole level</span> " : "")
+        << HtmlEscape(g.is_object() && g.contains("text") ? report::JsonText(g["text"])
+                                                          : report::JsonText(g))
+        << "</li>";
+    }
+    o << "</ul>";
+  }
   int n = 0;
   for (const auto& c : d.configs) n += c.status == "infeasible";
   if (n == 0 && (regions == nullptr || regions->empty())) {
@@ -267,7 +332,7 @@ void Infeasible(const json& r, const report::ReportData& d, std::ostringstream& 
       << "</th></tr>";
     for (const auto& c : d.configs) {
       if (c.status != "infeasible") continue;
-      o << "<tr><td>" << HtmlEscape(ParamsText(c.params)) << "</td><td>" << HtmlEscape(c.failure)
+      o << "<tr><td>" << HtmlEscape(ParamsText(d, c.params)) << "</td><td>" << HtmlEscape(c.failure)
         << "</td></tr>";
     }
     o << "</table>";
@@ -281,11 +346,35 @@ void Nodes(const json& r, const report::ReportData& d, std::ostringstream& o) {
   if (d.nodes.empty()) o << "none recorded";
   o << "</p>";
   const json* ne = report::FindField(r, "node_effects");
-  if (ne == nullptr || ne->empty()) {
-    o << "<p class=\"muted\">No node effects in results.json (needs a reference configuration "
-         "measured on every node).</p>";
+  const json* nodes =
+      ne == nullptr ? nullptr : (ne->is_object() && ne->contains("nodes") ? &(*ne)["nodes"] : ne);
+  if (nodes == nullptr || nodes->empty()) {
+    o << "<p class=\"muted\">No node effects (they need a reference configuration measured on "
+         "every node).</p>";
   } else {
-    JsonTable(*ne, o);
+    if (ne->is_object()) {
+      o << "<p>Method: <b>" << HtmlEscape(ne->value("method", "?")) << "</b>; "
+        << (ne->value("applied", false) ? "removed from the samples before ranking"
+                                        : "not applied to the samples")
+        << (ne->value("note", "").empty() ? "" : ". " + HtmlEscape(ne->value("note", "")))
+        << "</p>";
+    }
+    std::vector<report::IntervalRow> rows;
+    for (const auto& e : *nodes) {
+      if (!e.is_object() || !e.contains("effect") || !e["effect"].is_number()) continue;
+      report::IntervalRow row;
+      row.label = e.value("node", "?");
+      row.median = e["effect"].get<double>();
+      row.has_ci = e.contains("ci_low") && e["ci_low"].is_number() && e.contains("ci_high") &&
+                   e["ci_high"].is_number();
+      if (row.has_ci) row.lo = e["ci_low"].get<double>(), row.hi = e["ci_high"].get<double>();
+      row.css_class =
+          e.contains("drift") && e["drift"].is_object() && e["drift"].value("drift", false) ? "tied"
+                                                                                            : "";
+      rows.push_back(row);
+    }
+    o << report::SvgIntervalChart(rows, "node effect (ratio to the fleet, 1 = typical)", 400);
+    JsonTable(*nodes, o);
   }
   o << "</section>\n<section id=\"fingerprints\"><h2>Software and platform fingerprints</h2><p>"
     << d.distinct_fingerprints << " distinct execution fingerprints over " << d.configs.size()
@@ -301,10 +390,27 @@ void Nodes(const json& r, const report::ReportData& d, std::ostringstream& o) {
 
 // Anything results.json has that the sections above do not show, so nothing is hidden.
 void Other(const json& r, std::ostringstream& o) {
-  static const std::set<std::string> kShown = {
-      "sweep", "metric", "goal", "summary", "configurations", "winner", "tied", "warnings",
-      "valid", "invalid_reasons", "infeasible_regions", "node_effects", "parameters",
-      "fingerprint_audit", "fingerprints", "software", "platform", "platforms"};
+  static const std::set<std::string> kShown = {"sweep",
+                                               "metric",
+                                               "goal",
+                                               "summary",
+                                               "configurations",
+                                               "winner",
+                                               "tied",
+                                               "warnings",
+                                               "valid",
+                                               "invalid_reasons",
+                                               "infeasible_regions",
+                                               "node_effects",
+                                               "parameters",
+                                               "winner_rule",
+                                               "winner_test",
+                                               "audit",
+                                               "fingerprint_audit",
+                                               "fingerprints",
+                                               "software",
+                                               "platform",
+                                               "platforms"};
   std::string body;
   for (const auto& [k, v] : r.items()) {
     if (kShown.count(k)) continue;
@@ -313,9 +419,7 @@ void Other(const json& r, std::ostringstream& o) {
   if (!body.empty()) o << "<section id=\"other\"><h2>Other findings</h2>" << body << "</section>\n";
 }
 
-}  // namespace
-
-StatusOr<std::string> RenderReportHtml(const json& r, const ReportOptions& opt) {
+StatusOr<std::string> Render(const json& r, const ReportOptions& opt) {
   report::ReportData d = report::BuildReportData(r);
   auto known = [&](const std::string& p) {
     return std::find(d.param_names.begin(), d.param_names.end(), p) != d.param_names.end();
@@ -324,15 +428,19 @@ StatusOr<std::string> RenderReportHtml(const json& r, const ReportOptions& opt) 
     if (!p->empty() && !known(*p)) {
       std::string names;
       for (const auto& n : d.param_names) names += (names.empty() ? "" : ", ") + n;
-      return Status::InvalidArgument("heatmap parameter '" + *p + "' is not a parameter of the "
-                                     "sweep (parameters: " + names + ")");
+      return Status::InvalidArgument("heatmap parameter '" + *p +
+                                     "' is not a parameter of the "
+                                     "sweep (parameters: " +
+                                     names + ")");
     }
   }
   std::string x = opt.x_param, y = opt.y_param;
   for (const auto& e : d.effects) {  // largest effect first
     if (e.levels.size() < 2) continue;
-    if (x.empty() && e.name != y) x = e.name;
-    else if (y.empty() && e.name != x) y = e.name;
+    if (x.empty() && e.name != y)
+      x = e.name;
+    else if (y.empty() && e.name != x)
+      y = e.name;
   }
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>fleetsweep report: "
@@ -343,13 +451,25 @@ StatusOr<std::string> RenderReportHtml(const json& r, const ReportOptions& opt) 
   Summary(r, d, o);
   Ranking(d, opt, o);
   if (!x.empty() && !y.empty()) HeatmapSection(d, x, y, o);
-  Effects(d, o);
+  Effects(r, d, o);
+  Table(d, opt, o);
   Infeasible(r, d, o);
   Nodes(r, d, o);
   Other(r, o);
   o << "<footer class=\"muted\"><p>Generated by fleetsweep report from results.json.</p></footer>"
     << "</body></html>\n";
   return o.str();
+}
+
+}  // namespace
+
+StatusOr<std::string> RenderReportHtml(const json& r, const ReportOptions& opt) {
+  try {
+    return Render(r, opt);
+  } catch (const json::exception& e) {  // a field of an unexpected type
+    return Status::InvalidArgument(std::string("results.json has an unexpected shape: ") +
+                                   e.what());
+  }
 }
 
 }  // namespace fleetsweep

@@ -44,7 +44,8 @@ std::string Colour(double t) {
 
 }  // namespace
 
-std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::string& axis_label) {
+std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::string& axis_label,
+                             double plot_width) {
   if (rows.empty()) return "";
   double lo = INFINITY, hi = -INFINITY;
   for (const auto& r : rows) {
@@ -57,7 +58,10 @@ std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::st
   const double pad = (hi - lo) * 0.05;
   lo -= pad;
   hi += pad;
-  const double label_w = 330, plot_w = 560, row_h = 22, top = 10;
+  size_t longest = 0;
+  for (const auto& r : rows) longest = std::max(longest, std::min<size_t>(r.label.size(), 48));
+  const double label_w = std::clamp(longest * 7.0 + 16, 80.0, 360.0);
+  const double plot_w = plot_width, row_h = 22, top = 10;
   const double width = label_w + plot_w + 30, height = top + rows.size() * row_h + 46;
   auto X = [&](double v) { return label_w + (v - lo) / (hi - lo) * plot_w; };
   std::ostringstream o;
@@ -67,7 +71,8 @@ std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::st
   const double axis_y = top + rows.size() * row_h + 4;
   for (int i = 0; i <= 5; ++i) {
     double v = lo + (hi - lo) * i / 5;
-    o << Line(X(v), top, X(v), axis_y, "grid") << Text(X(v), axis_y + 15, FormatNumber(v), "middle");
+    o << Line(X(v), top, X(v), axis_y, "grid")
+      << Text(X(v), axis_y + 15, FormatNumber(v), "middle");
   }
   o << Line(label_w, axis_y, label_w + plot_w, axis_y, "axis")
     << Text(label_w + plot_w / 2, axis_y + 34, axis_label, "middle", "axislabel");
@@ -81,15 +86,15 @@ std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::st
     }
     o << Text(label_w - 8, y + 4, Shorten(r.label, 48), "end", "label " + cls);
     if (r.has_ci && std::isfinite(r.lo) && std::isfinite(r.hi)) {
-      o << Line(X(r.lo), y, X(r.hi), y, "ci " + cls) << Line(X(r.lo), y - 5, X(r.lo), y + 5, "ci " + cls)
+      o << Line(X(r.lo), y, X(r.hi), y, "ci " + cls)
+        << Line(X(r.lo), y - 5, X(r.lo), y + 5, "ci " + cls)
         << Line(X(r.hi), y - 5, X(r.hi), y + 5, "ci " + cls);
     }
     if (std::isfinite(r.median)) {
       o << "<circle cx=\"" << Num(X(r.median)) << "\" cy=\"" << Num(y) << "\" r=\"4.5\" class=\"pt "
-        << cls << "\"><title>" << HtmlEscape(r.label + ": " + FormatNumber(r.median) +
-                                              (r.has_ci ? " [" + FormatNumber(r.lo) + ", " +
-                                                              FormatNumber(r.hi) + "]"
-                                                        : ""))
+        << cls << "\"><title>"
+        << HtmlEscape(r.label + ": " + FormatNumber(r.median) +
+                      (r.has_ci ? " [" + FormatNumber(r.lo) + ", " + FormatNumber(r.hi) + "]" : ""))
         << "</title></circle>";
     }
   }
@@ -134,14 +139,16 @@ std::string SvgHeatmap(const Heatmap& m) {
       }
       o << "<rect x=\"" << Num(left + cell_w * x) << "\" y=\"" << Num(cy) << "\" width=\""
         << Num(cell_w - 2) << "\" height=\"" << Num(cell_h - 2) << "\" fill=\"" << fill
-        << "\"><title>" << HtmlEscape(m.x_name + "=" + m.x_levels[x] + ", " + m.y_name + "=" +
-                                      m.y_levels[y] + ": " + label)
+        << "\"><title>"
+        << HtmlEscape(m.x_name + "=" + m.x_levels[x] + ", " + m.y_name + "=" + m.y_levels[y] +
+                      ": " + label)
         << "</title></rect>";
       o << Text(left + cell_w * (x + 0.5) - 1, cy + cell_h / 2 + 3, label, "middle", "cell");
     }
   }
-  o << Text(left, height - 12, "cell: best " + m.value_label + " over the other parameters (" +
-                                   (m.lower_is_better ? "green = lowest" : "green = highest") + ")",
+  o << Text(left, height - 12,
+            "cell: best " + m.value_label + " over the other parameters (" +
+                (m.lower_is_better ? "green = lowest" : "green = highest") + ")",
             "start", "note");
   o << "</svg>";
   return o.str();

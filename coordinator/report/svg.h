@@ -19,7 +19,9 @@ struct IntervalRow {
 
 // Horizontal dot-and-whisker chart, one row per entry, with a labelled value axis. Returns "" for
 // no rows. Rows whose numbers are not finite are drawn without a mark.
-std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::string& axis_label);
+// The label column is as wide as the longest label needs (at most 48 characters are shown).
+std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::string& axis_label,
+                             double plot_width = 560);
 
 // A grid of cells over two parameters; cells[y][x] is the value for (x_levels[x], y_levels[y]) or
 // nullopt (nothing measured: drawn grey). Colour runs from green (best) to red (worst).

@@ -44,12 +44,13 @@ StatusOr<SweepInputs> LoadSweepInputs(const std::string& dir) {
 }
 
 const nlohmann::json* ChosenConfig(const nlohmann::json& r) {
+  // Only type-checked accessors below: a malformed document gives nullptr, never a throw.
   if (!r.contains("configurations") || !r["configurations"].is_array()) return nullptr;
   const auto& cfgs = r["configurations"];
   auto by_key = [&](const nlohmann::json& ref) -> const nlohmann::json* {
     if (!ref.is_object() || !ref.contains("key")) return nullptr;
     for (const auto& c : cfgs) {
-      if (c.value("key", "") == ref["key"]) return &c;
+      if (c.is_object() && c.contains("key") && c["key"] == ref["key"]) return &c;
     }
     return nullptr;
   };
@@ -60,7 +61,11 @@ const nlohmann::json* ChosenConfig(const nlohmann::json& r) {
     if (const auto* c = by_key(r["tied"][0])) return c;
   }
   for (const auto& c : cfgs) {
-    if (c.value("n", 0) > 0 && c.value("status", "") != "infeasible") return &c;
+    if (!c.is_object() || !c.contains("n") || !c["n"].is_number() || !c.contains("params")) {
+      continue;
+    }
+    const bool infeasible = c.contains("status") && c["status"] == "infeasible";
+    if (c["n"].get<double>() > 0 && !infeasible) return &c;
   }
   return nullptr;
 }

@@ -16,10 +16,10 @@
 namespace fleetsweep {
 
 struct SweepInputs {
-  nlohmann::json results;           // DIR/results.json
-  std::optional<SweepSpec> spec;    // parsed from the store; nullopt without a store
+  nlohmann::json results;             // DIR/results.json
+  std::optional<SweepSpec> spec;      // parsed from the store; nullopt without a store
   std::vector<v1::Attempt> attempts;  // from the store; empty without a store
-  std::vector<std::string> notes;   // what could not be read and was skipped
+  std::vector<std::string> notes;     // what could not be read and was skipped
 };
 
 // Errors: kNotFound without DIR/results.json; kInvalidArgument when it is not a JSON object.

@@ -20,7 +20,8 @@ constexpr size_t kRecentEvents = 8;
 std::string FormatEvent(const std::string& line) {
   nlohmann::json e = nlohmann::json::parse(line, nullptr, false);
   if (e.is_discarded() || !e.is_object()) return line.substr(0, 100);
-  std::string s = e.value("type", "event");
+  std::string s =
+      e.contains("type") && e["type"].is_string() ? e["type"].get<std::string>() : "event";
   for (const char* k : {"config_key", "node", "ok", "samples", "failure"}) {
     if (!e.contains(k)) continue;
     const auto& v = e[k];
@@ -71,10 +72,17 @@ Status Watcher::Snapshot(std::ostream& out) {
   for (const auto& r : records) {
     by_key[r.config_key()] = &r;
     switch (r.state()) {
-      case v1::CONFIG_STATE_DONE: ++p.done; break;
-      case v1::CONFIG_STATE_INFEASIBLE: ++p.infeasible; break;
-      case v1::CONFIG_STATE_LEASED: ++p.leased; break;
-      default: ++p.pending;
+      case v1::CONFIG_STATE_DONE:
+        ++p.done;
+        break;
+      case v1::CONFIG_STATE_INFEASIBLE:
+        ++p.infeasible;
+        break;
+      case v1::CONFIG_STATE_LEASED:
+        ++p.leased;
+        break;
+      default:
+        ++p.pending;
     }
   }
   std::map<std::string, std::vector<double>> samples;
@@ -95,7 +103,7 @@ Status Watcher::Snapshot(std::ostream& out) {
 
   std::vector<std::pair<double, std::string>> medians;
   for (const auto& [key, v] : samples) {
-    auto m = Median(v);
+    auto m = stats::Median(v);
     if (m.ok()) medians.emplace_back(*m, key);
   }
   std::sort(medians.begin(), medians.end());
@@ -103,7 +111,8 @@ Status Watcher::Snapshot(std::ostream& out) {
 
   char line[256];
   out << "sweep " << sweep_ << "  (" << store_->Describe() << ")\n";
-  std::snprintf(line, sizeof line, "%s %lld/%lld done  %lld infeasible  %lld running  %lld pending\n",
+  std::snprintf(line, sizeof line,
+                "%s %lld/%lld done  %lld infeasible  %lld running  %lld pending\n",
                 Bar(p.done + p.infeasible, p.total).c_str(), static_cast<long long>(p.done),
                 static_cast<long long>(p.total), static_cast<long long>(p.infeasible),
                 static_cast<long long>(p.leased), static_cast<long long>(p.pending));

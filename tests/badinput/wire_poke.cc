@@ -10,13 +10,12 @@
 // Each case uses a fresh DEALER (its own identity) and waits up to 3 s for replies. The last
 // case is a valid Hello: "hello_ack" proves the coordinator still serves. Exit 0 when every case
 // ran (whatever the replies), 1 when the socket fails, 2 on bad usage.
-#include <zmq.hpp>
-
 #include <chrono>
 #include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
+#include <zmq.hpp>
 
 #include "common/wire/wire.h"
 

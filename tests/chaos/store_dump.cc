@@ -8,9 +8,8 @@
 // `primary` counts the samples of the first metric seen. Exits 1 (message on stderr) when the
 // store cannot be opened or read; 2 on bad usage.
 #include <cstdio>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "common/store/store.h"
 
@@ -43,10 +42,14 @@ int main(int argc, char** argv) {
       if (first_metric.empty()) first_metric = s.metric();
       if (s.metric() == first_metric) ++primary;
     }
-    nlohmann::json j = {{"kind", "attempt"},   {"config_key", a.config_key()},
-                        {"attempt_id", a.attempt_id()}, {"ok", a.ok()},
-                        {"samples", a.samples_size()},  {"primary", primary},
-                        {"reference", a.reference()},   {"failure_class", a.failure_class()}};
+    nlohmann::json j = {{"kind", "attempt"},
+                        {"config_key", a.config_key()},
+                        {"attempt_id", a.attempt_id()},
+                        {"ok", a.ok()},
+                        {"samples", a.samples_size()},
+                        {"primary", primary},
+                        {"reference", a.reference()},
+                        {"failure_class", a.failure_class()}};
     std::printf("%s\n", j.dump().c_str());
   }
   return 0;

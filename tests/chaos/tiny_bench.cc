@@ -58,8 +58,8 @@ int main(int argc, char** argv) {
     std::string chunk(64 * 1024, 'x');
     for (size_t k = 0; k < chunk.size(); k += 97) chunk[k] = '\n';
     for (long long left = garbage; left > 0;) {
-      size_t n = left < static_cast<long long>(chunk.size()) ? static_cast<size_t>(left)
-                                                             : chunk.size();
+      size_t n =
+          left < static_cast<long long>(chunk.size()) ? static_cast<size_t>(left) : chunk.size();
       if (std::fwrite(chunk.data(), 1, n, stdout) != n) break;
       left -= static_cast<long long>(n);
     }

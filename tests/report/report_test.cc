@@ -1,11 +1,12 @@
 // Unit tests of the report page, the exports and the watch view (tests/report). The page is
 // rendered from hand-written results documents, including the audit fields docs/results.md
 // describes, and hostile strings that must come out escaped.
+#include "coordinator/report/report.h"
+
 #include <gtest/gtest.h>
 
 #include "coordinator/report/export_vllm.h"
 #include "coordinator/report/html_util.h"
-#include "coordinator/report/report.h"
 #include "coordinator/report/svg.h"
 
 namespace fleetsweep {
@@ -15,9 +16,15 @@ using nlohmann::json;
 
 json Config(int rank, const std::string& key, json params, double median, int64_t n = 6,
             const std::string& status = "done") {
-  return {{"rank", rank},         {"key", key},     {"params", params},
-          {"status", status},     {"n", n},         {"median", median},
-          {"ci_low", median * 0.95}, {"ci_high", median * 1.05}, {"fingerprints", {"f" + key}},
+  return {{"rank", rank},
+          {"key", key},
+          {"params", params},
+          {"status", status},
+          {"n", n},
+          {"median", median},
+          {"ci_low", median * 0.95},
+          {"ci_high", median * 1.05},
+          {"fingerprints", {"f" + key}},
           {"nodes", {"node-a", "node-b"}}};
 }
 
@@ -131,10 +138,9 @@ TEST(Report, HeatmapAxesAreCheckedAndDefaultToLargestEffects) {
 SweepInputs MoeInputs() {
   SweepInputs in;
   in.results = Results();
-  in.results["configurations"] = {
-      Config(1, "a", {{"BLOCK_SIZE_M", "32"}, {"M", "64"}}, 1.0),
-      Config(2, "b", {{"BLOCK_SIZE_M", "16"}, {"M", "1"}}, 1.5),
-      Config(3, "c", {{"BLOCK_SIZE_M", "64"}, {"M", "1"}}, 2.0)};
+  in.results["configurations"] = {Config(1, "a", {{"BLOCK_SIZE_M", "32"}, {"M", "64"}}, 1.0),
+                                  Config(2, "b", {{"BLOCK_SIZE_M", "16"}, {"M", "1"}}, 1.5),
+                                  Config(3, "c", {{"BLOCK_SIZE_M", "64"}, {"M", "1"}}, 2.0)};
   in.results["winner"] = nullptr;
   auto spec = ParseSpecText(
       "sweep: t\nexecutor: {type: exec, command: [x], shapes: {E: 8, N: 256}}\n"
@@ -154,10 +160,10 @@ TEST(ExportVllmMoe, OneEntryPerBatchSizeWithSpecAndVllmDefaults) {
   ASSERT_TRUE(ex.ok()) << ex.status().ToString();
   EXPECT_EQ(ex->file_name, "E=8,N=256,device_name=My_GPU.json");
   ASSERT_EQ(ex->config.size(), 2u);
-  EXPECT_EQ(ex->config["1"]["BLOCK_SIZE_M"], 16);   // best-ranked at M=1
+  EXPECT_EQ(ex->config["1"]["BLOCK_SIZE_M"], 16);  // best-ranked at M=1
   EXPECT_EQ(ex->config["64"]["BLOCK_SIZE_M"], 32);
-  EXPECT_EQ(ex->config["1"]["num_warps"], 8);       // inert: its first declared level
-  EXPECT_EQ(ex->config["1"]["num_stages"], 2);      // vLLM default
+  EXPECT_EQ(ex->config["1"]["num_warps"], 8);   // inert: its first declared level
+  EXPECT_EQ(ex->config["1"]["num_stages"], 2);  // vLLM default
   EXPECT_EQ(ex->config["1"].size(), 6u);
   o.device_name.clear();
   EXPECT_EQ(ExportVllmMoe(MoeInputs(), o).status().code(), StatusCode::kInvalidArgument);

@@ -1,11 +1,12 @@
 // `fleetsweep watch` against a real redis-server: the store is populated through the store API
 // the coordinator and workers use, then snapshots are checked (progress, best, new events).
+#include "coordinator/report/watch.h"
+
 #include <gtest/gtest.h>
 
 #include <sstream>
 
 #include "common/store/store.h"
-#include "coordinator/report/watch.h"
 #include "tests/support/redis_server.h"
 
 namespace fleetsweep {
@@ -60,7 +61,9 @@ TEST(Watch, SnapshotsFollowARedisSweep) {
   ASSERT_TRUE(s.PutAttempt("w", Attempt("k16", "k16-1", {5.0, 5.2, 5.1})).ok());
   ASSERT_TRUE(s.PutAttempt("w", Attempt("k32", "k32-1", {2.0, 2.1, 2.2})).ok());
   ASSERT_TRUE(s.PutAttempt("w", Attempt("k64", "k64-1", {}, false)).ok());
-  ASSERT_TRUE(s.AppendEvent("w", R"({"type":"attempt","config_key":"k16","node":"node-a","ok":true})").ok());
+  ASSERT_TRUE(
+      s.AppendEvent("w", R"({"type":"attempt","config_key":"k16","node":"node-a","ok":true})")
+          .ok());
 
   auto reader = OpenStore(server.url());
   ASSERT_TRUE(reader.ok());

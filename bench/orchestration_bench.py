@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Orchestration throughput of fleetsweep end to end (not a test; prints a table).
+
+  FLEETSWEEP_BIN=build/bin bench/orchestration_bench.py [--mode noop|sleep]
+      [--workers 1,4,16,64] [--executions N] [--sleep-ms 1000]
+
+noop:  N executions (N configurations x 1 repetition) of bin/fleetsweep-tiny-bench (prints one
+       sample and exits) through fleetsweep-coordinator + W fleetsweep-worker processes (1 slot
+       each) with results stored in a real redis-server (appendonly yes, appendfsync always).
+       Reports executions/s over the whole run (coordinator start to exit, worker start-up
+       included) and the coordinator's CPU time per execution (getrusage of the process).
+sleep: the same with --sleep-ms executions (default 1 s); executions = rounds x W, and
+       "of ideal" = (rounds x sleep) / wall: the fraction of the ideal wall time.
+Needs the chaos test helpers (tests/chaos/chaos_lib.py) and bin/fleetsweep-tiny-bench.
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests",
+                                "chaos"))
+import chaos_lib as cl  # noqa: E402
+
+
+def run_once(workers, executions, sleep_ms):
+    work = tempfile.mkdtemp(prefix="fs-obench-")
+    procs = cl.Procs(work)
+    bench = cl.binary("fleetsweep-tiny-bench")
+    os.makedirs(os.path.join(work, "redis"))
+    redis = cl.Redis(procs, os.path.join(work, "redis"))
+    redis.start()
+    n_a = 50 if executions >= 50 else executions
+    n_b = max(1, executions // n_a)
+    spec = os.path.join(work, "bench.yaml")
+    with open(spec, "w") as f:
+        f.write(f"""sweep: obench
+executor:
+  type: exec
+  command: ["{bench}", "--value", "{{A}}", "--sleep-ms", "{sleep_ms}"]
+  timeout: 60
+parameters:
+  A: {{values: {list(range(1, n_a + 1))}}}
+  B: {{values: {list(range(n_b))}}}
+repetitions: {{min: 1, max: 1}}
+metrics:
+  - {{name: time_ms, goal: minimize, unit: ms}}
+""")
+    ep = f"tcp://127.0.0.1:{cl.free_port()}"
+    t0 = time.time()
+    coord = procs.start([cl.binary("fleetsweep-coordinator"), "--spec", spec, "--redis",
+                         redis.url, "--bind", ep, "--insecure", "--exit-when-done",
+                         "--worker-timeout", "30", "--no-progress"], "coordinator")
+    for i in range(workers):
+        procs.start([cl.binary("fleetsweep-worker"), "--coordinator", ep, "--insecure", "--slots",
+                     "1", "--redis", redis.url, "--node", f"w{i}", "--exit-when-finished",
+                     "--allow-exec", os.path.join(os.path.dirname(bench), "*")], f"worker{i}")
+    _, status, ru = os.wait4(coord.pid, 0)
+    coord.returncode = status
+    wall = time.time() - t0
+    _, attempts = cl.read_dump(redis.url, "obench")
+    procs.close()
+    shutil.rmtree(work, ignore_errors=True)
+    done = sum(1 for a in attempts if a["ok"])
+    return wall, done, (ru.ru_utime + ru.ru_stime), n_a * n_b, status
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mode", choices=["noop", "sleep"], default="noop")
+    ap.add_argument("--workers", default="1,4,16,64")
+    ap.add_argument("--executions", type=int, default=1000, help="noop: executions per run")
+    ap.add_argument("--rounds", type=int, default=4, help="sleep: executions per worker")
+    ap.add_argument("--sleep-ms", type=int, default=1000)
+    a = ap.parse_args()
+    print(f"# {time.strftime('%Y-%m-%d')} {os.uname().nodename}, {os.cpu_count()} CPUs, "
+          f"mode {a.mode}")
+    if a.mode == "noop":
+        print("| workers | executions | wall s | executions/s | coordinator CPU ms/exec |")
+        print("|---:|---:|---:|---:|---:|")
+    else:
+        print("| workers | executions | ideal s | wall s | of ideal | overhead |")
+        print("|---:|---:|---:|---:|---:|---:|")
+    for w in [int(x) for x in a.workers.split(",")]:
+        if a.mode == "noop":
+            wall, done, cpu, want, st = run_once(w, a.executions, 0)
+            print(f"| {w} | {done}/{want} | {wall:.1f} | {done / wall:.1f} | "
+                  f"{1000 * cpu / max(done, 1):.2f} |", flush=True)
+        else:
+            n = a.rounds * w
+            wall, done, cpu, want, st = run_once(w, n, a.sleep_ms)
+            ideal = a.rounds * a.sleep_ms / 1000.0
+            print(f"| {w} | {done}/{want} | {ideal:.0f} | {wall:.1f} | {ideal / wall:.1%} | "
+                  f"{wall / ideal - 1:.1%} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,69 @@
+// TimedStore: a ResultStore decorator that reports each call's latency to a callback (the
+// coordinator's store-latency histogram) and forwards everything else unchanged. Not owning the
+// wrapped store. Thread-safety: as the wrapped store's.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/store/store.h"
+
+namespace fleetsweep {
+
+class TimedStore : public ResultStore {
+ public:
+  using Observer = std::function<void(const char* op, double seconds)>;
+  TimedStore(ResultStore* inner, Observer observer)
+      : inner_(inner), observer_(std::move(observer)) {}
+
+  Status PutSpec(const std::string& s, const std::string& y) override {
+    return Time("put_spec", [&] { return inner_->PutSpec(s, y); });
+  }
+  StatusOr<std::optional<std::string>> GetSpec(const std::string& s) override {
+    return Time("get_spec", [&] { return inner_->GetSpec(s); });
+  }
+  Status PutConfigs(const std::string& s, const std::vector<v1::ConfigRecord>& c) override {
+    return Time("put_configs", [&] { return inner_->PutConfigs(s, c); });
+  }
+  StatusOr<std::vector<v1::ConfigRecord>> LoadConfigs(const std::string& s) override {
+    return Time("load_configs", [&] { return inner_->LoadConfigs(s); });
+  }
+  StatusOr<bool> PutAttempt(const std::string& s, const v1::Attempt& a) override {
+    return Time("put_attempt", [&] { return inner_->PutAttempt(s, a); });
+  }
+  StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& s) override {
+    return Time("load_attempts", [&] { return inner_->LoadAttempts(s); });
+  }
+  StatusOr<int64_t> CountAttempts(const std::string& s) override {
+    return Time("count_attempts", [&] { return inner_->CountAttempts(s); });
+  }
+  Status AppendEvent(const std::string& s, const std::string& e) override {
+    return Time("append_event", [&] { return inner_->AppendEvent(s, e); });
+  }
+  StatusOr<std::vector<std::string>> ReadEvents(const std::string& s, int64_t from,
+                                                int64_t max) override {
+    return Time("read_events", [&] { return inner_->ReadEvents(s, from, max); });
+  }
+  Status Flush() override {
+    return Time("flush", [&] { return inner_->Flush(); });
+  }
+  std::string Describe() const override { return inner_->Describe(); }
+
+ private:
+  template <typename F>
+  auto Time(const char* op, F&& f) -> decltype(f()) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = f();
+    if (observer_) {
+      observer_(op, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    return r;
+  }
+  ResultStore* inner_;
+  Observer observer_;
+};
+
+}  // namespace fleetsweep
