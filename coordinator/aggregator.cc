@@ -33,10 +33,14 @@ MetricSummary Summarize(const std::vector<double>& xs, uint64_t seed,
 
 const char* StateName(v1::ConfigState s) {
   switch (s) {
-    case v1::CONFIG_STATE_DONE: return "done";
-    case v1::CONFIG_STATE_INFEASIBLE: return "infeasible";
-    case v1::CONFIG_STATE_LEASED: return "leased";
-    default: return "pending";
+    case v1::CONFIG_STATE_DONE:
+      return "done";
+    case v1::CONFIG_STATE_INFEASIBLE:
+      return "infeasible";
+    case v1::CONFIG_STATE_LEASED:
+      return "leased";
+    default:
+      return "pending";
   }
 }
 
@@ -56,10 +60,11 @@ std::string Fmt(const char* f, double a, double b) {
 
 // Rule 2 of the winner rule (aggregator.h): best vs runner-up.
 void PairwiseTest(const SweepResult& out, const std::vector<std::vector<double>>& samples,
-                  int runner_up, WinnerTest* t) {
+                  int runner_up, double confidence, WinnerTest* t) {
   t->best_key = out.configs[0].key;
   t->runner_up_key = out.configs[runner_up].key;
-  auto hl = stats::HodgesLehmannShift(samples[0], samples[runner_up], 0.95);
+  t->confidence = confidence;
+  auto hl = stats::HodgesLehmannShift(samples[0], samples[runner_up], confidence);
   auto mw = stats::MannWhitneyU(samples[0], samples[runner_up]);
   if (mw.ok()) t->mann_whitney_p = mw->p_value;
   if (!hl.ok()) return;
@@ -68,7 +73,8 @@ void PairwiseTest(const SweepResult& out, const std::vector<std::vector<double>>
   t->hl_ci_low = hl->ci.low;
   t->hl_ci_high = hl->ci.high;
   t->hl_confidence = hl->achieved_confidence;
-  t->separated = hl->achieved_confidence >= 0.95 - 1e-12 && (hl->ci.low > 0 || hl->ci.high < 0);
+  t->separated =
+      hl->achieved_confidence >= confidence - 1e-12 && (hl->ci.low > 0 || hl->ci.high < 0);
 }
 
 }  // namespace
@@ -164,9 +170,12 @@ SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>
                              std::to_string(c.fingerprints.size()) +
                              " different fingerprints across its attempts");
     }
-    if (c.status == "done") ++out.done;
-    else if (c.status == "infeasible") ++out.infeasible;
-    else ++out.unfinished;
+    if (c.status == "done")
+      ++out.done;
+    else if (c.status == "infeasible")
+      ++out.infeasible;
+    else
+      ++out.unfinished;
   }
 
   // Rank: configurations with samples (and within bounds) first, by (corrected) median.
@@ -221,17 +230,21 @@ SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>
     out.invalid_reasons.push_back("no configuration succeeded");
   }
   if (spec.search.stop_inert_early) {
-    out.warnings.push_back("search.stop_inert_early is set but not implemented: every "
-                           "configuration was run; inert verdicts are reported after the fact");
+    out.warnings.push_back(
+        "search.stop_inert_early is set but not implemented: every "
+        "configuration was run; inert verdicts are reported after the fact");
   }
 
   // Winner.
-  out.winner_rule = options.pairwise_winner_test
-                        ? "winner only if its 95% bootstrap CI of the median is disjoint from "
-                          "every other configuration's AND the Hodges-Lehmann 95% CI of the shift "
-                          "to the runner-up excludes 0 AND the sweep is valid; otherwise the tied set"
-                        : "winner only if its 95% bootstrap CI of the median is disjoint from "
-                          "every other configuration's AND the sweep is valid; otherwise the tied set";
+  out.winner_rule =
+      options.pairwise_winner_test
+          ? "winner only if its 95% bootstrap CI of the median is disjoint from "
+            "every other configuration's AND the Hodges-Lehmann CI of the shift to the "
+            "runner-up excludes 0 at " +
+                std::to_string(static_cast<int>(options.pairwise_confidence * 100 + 0.5)) +
+                "% confidence AND the sweep is valid; otherwise the tied set"
+          : "winner only if its 95% bootstrap CI of the median is disjoint from "
+            "every other configuration's AND the sweep is valid; otherwise the tied set";
   if (!out.configs.empty() && rankable(out.configs[0])) {
     const MetricSummary& best = out.configs[0].primary;
     out.tied.push_back(0);
@@ -244,7 +257,7 @@ SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>
     }
     bool defended = out.tied.size() == 1;
     if (runner_up > 0 && options.pairwise_winner_test) {
-      PairwiseTest(out, corrected, runner_up, &out.winner_test);
+      PairwiseTest(out, corrected, runner_up, options.pairwise_confidence, &out.winner_test);
       if (defended && !out.winner_test.separated) {
         defended = false;
         out.tied.push_back(runner_up);

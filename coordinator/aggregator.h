@@ -2,8 +2,10 @@
 // honest-measurement audits (coordinator/audit.h, coordinator/node_effects.h) and names a winner
 // only when it can be defended:
 //   1. its 95% bootstrap CI of the median does not overlap any other configuration's CI, and
-//   2. the Hodges-Lehmann 95% CI of the shift between its samples and the runner-up's excludes 0
-//      (at an achieved confidence >= 95%; tiny samples cannot reach it and stay tied), and
+//   2. the Hodges-Lehmann CI (99% by default: AggregateOptions::pairwise_confidence) of the shift
+//      between its samples and the runner-up's excludes 0 at that achieved confidence (tiny samples
+//      cannot reach it and stay tied); 95% let ~3% of A/A sweeps name a false winner, see
+//      docs/honest-measurement.md, and
 //   3. the sweep is valid (the fingerprint audit found that some parameter reached the kernel).
 // Otherwise the statistically tied best set is reported (the CI-overlap set, plus the runner-up
 // when only rule 2 failed).
@@ -30,6 +32,7 @@ namespace fleetsweep {
 struct AggregateOptions {
   uint64_t seed = 1;
   bool pairwise_winner_test = true;  // rule 2 above; false: CI separation only
+  double pairwise_confidence = 0.99;
   bool remove_node_effects = true;
 };
 

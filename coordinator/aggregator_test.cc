@@ -25,9 +25,8 @@ v1::ConfigRecord Rec(const std::string& key, std::map<std::string, std::string> 
   return r;
 }
 
-v1::Attempt Att(const std::string& key, const std::string& node, double base,
-                const std::string& fp, stats::Rng* rng, double noise = 0.004, int n = 10,
-                bool reference = false) {
+v1::Attempt Att(const std::string& key, const std::string& node, double base, const std::string& fp,
+                stats::Rng* rng, double noise = 0.004, int n = 10, bool reference = false) {
   static int seq = 0;
   v1::Attempt a;
   a.set_config_key(key);
@@ -68,19 +67,18 @@ TEST(Aggregate, TinySamplesCannotDefendAWinner) {
   SweepSpec spec = Spec("  A: {values: [1, 2]}\n");
   stats::Rng rng(1);
   // Two samples each: disjoint bootstrap CIs, but Hodges-Lehmann cannot reach 95% confidence.
-  auto r = Aggregate(spec, {Rec("k1", {{"A", "1"}}), Rec("k2", {{"A", "2"}})},
-                     {Att("k1", "n0", 10, "f1", &rng, 0.004, 2),
-                      Att("k2", "n0", 12, "f2", &rng, 0.004, 2)},
-                     1);
+  auto r = Aggregate(
+      spec, {Rec("k1", {{"A", "1"}}), Rec("k2", {{"A", "2"}})},
+      {Att("k1", "n0", 10, "f1", &rng, 0.004, 2), Att("k2", "n0", 12, "f2", &rng, 0.004, 2)}, 1);
   EXPECT_EQ(r.winner, -1);
   EXPECT_EQ(r.tied.size(), 2u);
   EXPECT_LT(r.winner_test.hl_confidence, 0.95);
   AggregateOptions ci_only;
   ci_only.pairwise_winner_test = false;
-  auto r2 = Aggregate(spec, {Rec("k1", {{"A", "1"}}), Rec("k2", {{"A", "2"}})},
-                      {Att("k1", "n0", 10, "f1", &rng, 0.004, 2),
-                       Att("k2", "n0", 12, "f2", &rng, 0.004, 2)},
-                      ci_only);
+  auto r2 = Aggregate(
+      spec, {Rec("k1", {{"A", "1"}}), Rec("k2", {{"A", "2"}})},
+      {Att("k1", "n0", 10, "f1", &rng, 0.004, 2), Att("k2", "n0", 12, "f2", &rng, 0.004, 2)},
+      ci_only);
   EXPECT_EQ(r2.winner, 0);
 }
 
@@ -122,10 +120,9 @@ TEST(Aggregate, NodeEffectsAreRemovedBeforeRanking) {
   // Without removal the ranking is wrong.
   AggregateOptions raw;
   raw.remove_node_effects = false;
-  EXPECT_EQ(Aggregate(spec, {Rec("k1", {{"A", "1"}}), Rec("k2", {{"A", "2"}})}, as, raw)
-                .configs[0]
-                .key,
-            "k2");
+  EXPECT_EQ(
+      Aggregate(spec, {Rec("k1", {{"A", "1"}}), Rec("k2", {{"A", "2"}})}, as, raw).configs[0].key,
+      "k2");
 }
 
 TEST(Aggregate, InfeasibleRegionAndDeclaredInertReachTheJson) {
@@ -138,8 +135,9 @@ TEST(Aggregate, InfeasibleRegionAndDeclaredInertReachTheJson) {
   for (const char* v : {"true", "false"}) {
     for (const char* b : {"1", "2"}) {
       std::string key = std::string(v) + b;
-      auto rec = Rec(key, {{"use_v1", v}, {"B", b}},
-                     std::string(v) == "true" ? v1::CONFIG_STATE_DONE : v1::CONFIG_STATE_INFEASIBLE);
+      auto rec =
+          Rec(key, {{"use_v1", v}, {"B", b}},
+              std::string(v) == "true" ? v1::CONFIG_STATE_DONE : v1::CONFIG_STATE_INFEASIBLE);
       if (std::string(v) == "false") rec.set_last_failure(v1::FAILURE_CLASS_NOT_IMPLEMENTED);
       recs.push_back(rec);
       if (std::string(v) == "true") as.push_back(Att(key, "n0", 10 + std::stoi(b), key, &rng));

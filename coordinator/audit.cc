@@ -1,9 +1,9 @@
 // Fingerprint (injection) audit and infeasible regions. The inert analysis is in audit_inert.cc.
+#include "coordinator/audit.h"
+
 #include <algorithm>
 #include <map>
 #include <utility>
-
-#include "coordinator/audit.h"
 
 namespace fleetsweep {
 namespace {
@@ -50,9 +50,9 @@ std::vector<InjectionVerdict> AuditInjection(const std::vector<ConfigResult>& co
             continue;
           }
           ++v.pairs;
-          const std::string ex = p + "=" + a.params.at(p) + " -> " + Join(a.fingerprints) +
-                                 " vs " + p + "=" + b.params.at(p) + " -> " +
-                                 Join(b.fingerprints) + " (" + a.key + " vs " + b.key + ")";
+          const std::string ex = p + "=" + a.params.at(p) + " -> " + Join(a.fingerprints) + " vs " +
+                                 p + "=" + b.params.at(p) + " -> " + Join(b.fingerprints) + " (" +
+                                 a.key + " vs " + b.key + ")";
           if (a.fingerprints != b.fingerprints) {
             ++v.differing_pairs;
             if (diff_example.empty()) diff_example = ex;
@@ -116,11 +116,12 @@ std::vector<InfeasibleRegion> InfeasibleRegions(const std::vector<ConfigResult>&
     r.whole = r.infeasible == r.total;
     out.push_back(r);
   }
-  std::stable_sort(out.begin(), out.end(), [](const InfeasibleRegion& a, const InfeasibleRegion& b) {
-    if (a.whole != b.whole) return a.whole;
-    if (a.infeasible != b.infeasible) return a.infeasible > b.infeasible;
-    return a.total < b.total;
-  });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const InfeasibleRegion& a, const InfeasibleRegion& b) {
+                     if (a.whole != b.whole) return a.whole;
+                     if (a.infeasible != b.infeasible) return a.infeasible > b.infeasible;
+                     return a.total < b.total;
+                   });
   return out;
 }
 

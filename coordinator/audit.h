@@ -30,9 +30,9 @@ std::vector<InjectionVerdict> AuditInjection(const std::vector<ConfigResult>& co
 std::string InjectionInvalidReason(const std::vector<InjectionVerdict>& verdicts);
 
 struct InertOptions {
-  double alpha = 0.05;          // p above this: no evidence of an effect
-  double max_spread = 0.02;     // level effects within 2% of each other: small
-  int min_per_level = 3;        // fewer block-normalised medians per level: test samples instead
+  double alpha = 0.05;       // p above this: no evidence of an effect
+  double max_spread = 0.02;  // level effects within 2% of each other: small
+  int min_per_level = 3;     // fewer block-normalised medians per level: test samples instead
 };
 
 // `samples[i]` are the (node-corrected) primary-metric samples of configs[i]; configs[i].primary

@@ -45,7 +45,8 @@ TEST(AuditInjection, SameFingerprintEverywhereIsNotInjectedAndInvalid) {
 TEST(AuditInjection, OneIgnoredParameter) {
   std::vector<ConfigResult> cs;
   for (const char* a : {"1", "2"}) {
-    for (const char* b : {"x", "y"}) cs.push_back(Cfg({{"A", a}, {"B", b}}, {std::string("k") + a}));
+    for (const char* b : {"x", "y"})
+      cs.push_back(Cfg({{"A", a}, {"B", b}}, {std::string("k") + a}));
   }
   auto all = AuditInjection(cs, {"A", "B"});
   auto v = ByParam(all);

@@ -87,7 +87,8 @@ void PolishEffects(const std::vector<v1::Attempt>& attempts, const std::string& 
   if (!spans || std::find(seen.begin(), seen.end(), false) != seen.end()) return;
   auto mp = stats::MedianPolish(table);
   if (!mp.ok()) return;
-  for (size_t j = 0; j < nodes->size(); ++j) (*nodes)[j].polish_effect = std::exp(mp->col_effects[j]);
+  for (size_t j = 0; j < nodes->size(); ++j)
+    (*nodes)[j].polish_effect = std::exp(mp->col_effects[j]);
 }
 
 }  // namespace
@@ -99,7 +100,8 @@ NodeEffectsResult EstimateNodeEffects(const std::vector<v1::Attempt>& attempts,
   out.method = "none";
   std::set<std::string> names;
   // node -> reference attempts (time, samples), in time order
-  std::map<std::string, std::vector<std::pair<std::pair<int64_t, std::string>, std::vector<double>>>>
+  std::map<std::string,
+           std::vector<std::pair<std::pair<int64_t, std::string>, std::vector<double>>>>
       refs;
   for (const auto& a : attempts) {
     if (!a.ok()) continue;
@@ -181,8 +183,9 @@ NodeEffectsResult EstimateNodeEffects(const std::vector<v1::Attempt>& attempts,
   }
   if (per_node.empty()) {
     out.note = "no reference samples: node effects were not estimated or removed";
-    out.warnings.push_back("several nodes but no reference measurements: node effects are not "
-                           "removed (add a `reference` configuration to the spec)");
+    out.warnings.push_back(
+        "several nodes but no reference measurements: node effects are not "
+        "removed (add a `reference` configuration to the spec)");
     return out;
   }
   if (!some_clear) {

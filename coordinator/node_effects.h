@@ -29,15 +29,15 @@
 namespace fleetsweep {
 
 struct NodeEffectsOptions {
-  double min_effect = 0.01;      // apply only when some |effect - 1| >= this
+  double min_effect = 0.01;  // apply only when some |effect - 1| >= this
   double drift_alpha = 0.01;
   double drift_min_change = 0.05;
   int resamples = 2000;
 };
 
 struct NodeEffectsResult {
-  std::vector<NodeEffect> nodes;            // every node with an ok attempt, by name
-  std::map<std::string, double> divisors;   // node -> divisor of primary samples (1 when none)
+  std::vector<NodeEffect> nodes;           // every node with an ok attempt, by name
+  std::map<std::string, double> divisors;  // node -> divisor of primary samples (1 when none)
   bool applied = false;
   std::string method;  // "reference", or "none"
   std::string note;    // why not applied / what is missing

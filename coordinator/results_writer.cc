@@ -9,7 +9,10 @@ namespace fleetsweep {
 namespace {
 
 nlohmann::json SummaryJson(const MetricSummary& m) {
-  return {{"n", m.n}, {"median", m.median}, {"mad", m.mad}, {"ci_low", m.ci_low},
+  return {{"n", m.n},
+          {"median", m.median},
+          {"mad", m.mad},
+          {"ci_low", m.ci_low},
           {"ci_high", m.ci_high}};
 }
 
@@ -32,7 +35,8 @@ std::string ParamsText(const ConfigResult& c) {
 std::string RegionText(const InfeasibleRegion& g) {
   std::string classes;
   for (const auto& [cls, n] : g.classes) {
-    classes += (classes.empty() ? "" : ", ") + (g.classes.size() > 1 ? std::to_string(n) + " " : "") + cls;
+    classes +=
+        (classes.empty() ? "" : ", ") + (g.classes.size() > 1 ? std::to_string(n) + " " : "") + cls;
   }
   return g.param + "=" + g.value + ": " + std::to_string(g.infeasible) + " of " +
          std::to_string(g.total) + " configurations infeasible (" + classes + ")";
@@ -69,7 +73,8 @@ nlohmann::json AuditJson(const SweepResult& r) {
                      {"note", v.note}});
   }
   nlohmann::json declared = nlohmann::json::array();
-  for (const auto& d : r.declared_inert) declared.push_back({{"param", d.param}, {"reason", d.reason}});
+  for (const auto& d : r.declared_inert)
+    declared.push_back({{"param", d.param}, {"reason", d.reason}});
   nlohmann::json regions = nlohmann::json::array();
   for (const auto& g : r.infeasible_regions) {
     regions.push_back({{"param", g.param},
@@ -80,13 +85,13 @@ nlohmann::json AuditJson(const SweepResult& r) {
                        {"classes", g.classes},
                        {"text", RegionText(g)}});
   }
-  return {{"injection", injection},
-          {"inert", inert},
-          {"inert_rule", "inert when Kruskal-Wallis p > 0.05 and the level effects spread < 2%"},
-          {"declared_inert", declared},
-          {"stop_inert_early", {{"requested", r.stop_inert_early_requested},
-                                {"implemented", false}}},
-          {"infeasible_regions", regions}};
+  return {
+      {"injection", injection},
+      {"inert", inert},
+      {"inert_rule", "inert when Kruskal-Wallis p > 0.05 and the level effects spread < 2%"},
+      {"declared_inert", declared},
+      {"stop_inert_early", {{"requested", r.stop_inert_early_requested}, {"implemented", false}}},
+      {"infeasible_regions", regions}};
 }
 
 nlohmann::json NodeEffectsJson(const SweepResult& r) {
@@ -122,8 +127,8 @@ nlohmann::json ResultsToJson(const SweepResult& r) {
   j["metric"] = r.metric;
   j["goal"] = r.goal;
   j["summary"] = {{"configurations", r.configs.size()}, {"done", r.done},
-                  {"infeasible", r.infeasible},           {"unfinished", r.unfinished},
-                  {"attempts", r.total_attempts},         {"samples", r.total_samples}};
+                  {"infeasible", r.infeasible},         {"unfinished", r.unfinished},
+                  {"attempts", r.total_attempts},       {"samples", r.total_samples}};
   nlohmann::json configs = nlohmann::json::array();
   for (size_t i = 0; i < r.configs.size(); ++i) {
     const ConfigResult& c = r.configs[i];
@@ -146,7 +151,8 @@ nlohmann::json ResultsToJson(const SweepResult& r) {
     for (const auto& [name, m] : c.metrics) metrics[name] = SummaryJson(m);
     cj["metrics"] = metrics;
     if (!c.failure_class.empty()) {
-      cj["failure"] = {{"class", c.failure_class}, {"detail", c.failure_detail},
+      cj["failure"] = {{"class", c.failure_class},
+                       {"detail", c.failure_detail},
                        {"by_class", c.failures_by_class}};
     }
     if (c.violates_bound) {
@@ -174,6 +180,7 @@ nlohmann::json ResultsToJson(const SweepResult& r) {
                         {"shift", Num(t.hl_shift)},
                         {"ci_low", Num(t.hl_ci_low)},
                         {"ci_high", Num(t.hl_ci_high)},
+                        {"confidence", Num(t.confidence)},
                         {"achieved_confidence", Num(t.hl_confidence)},
                         {"mann_whitney_p", Num(t.mann_whitney_p)},
                         {"separated", t.separated}};
@@ -249,7 +256,7 @@ std::string SummaryTable(const SweepResult& r, int rows) {
     for (const auto& v : r.injection) {
       std::snprintf(line, sizeof line, "  %-24s %-15s %d of %d pairs differ%s\n", v.param.c_str(),
                     v.verdict.c_str(), v.differing_pairs, v.pairs,
-                    v.verdict == "not_injected"   ? "   <== NEVER REACHED WHAT RAN"
+                    v.verdict == "not_injected"     ? "   <== NEVER REACHED WHAT RAN"
                     : v.verdict == "no_fingerprint" ? "   <== no fingerprint: unchecked"
                                                     : "");
       o << line;

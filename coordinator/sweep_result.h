@@ -50,8 +50,8 @@ struct InjectionVerdict {
 // Measured-effect analysis of one swept parameter (coordinator/audit.h).
 struct InertVerdict {
   std::string param;
-  std::string verdict;  // "inert", "active", "inconclusive", "untested"
-  std::string test;     // e.g. "kruskal_wallis_block_normalized_medians"
+  std::string verdict;   // "inert", "active", "inconclusive", "untested"
+  std::string test;      // e.g. "kruskal_wallis_block_normalized_medians"
   double statistic = 0;  // H
   int df = 0;
   double p_value = 1;
@@ -83,16 +83,17 @@ struct NodeEffect {
   int reference_attempts = 0;
   double polish_effect = NAN;  // exp(column effect) of the median polish; NaN when not estimable
   bool drift_tested = false;
-  bool drift = false;          // early vs late reference samples: MWU p < 0.01 and > 5% change
+  bool drift = false;  // early vs late reference samples: MWU p < 0.01 and > 5% change
   double drift_p = NAN, drift_change = NAN;  // late median / early median - 1
-  bool applied = false;        // samples of this node were divided by `effect`
+  bool applied = false;                      // samples of this node were divided by `effect`
 };
 
 // Best vs runner-up, the pairwise part of the winner rule.
 struct WinnerTest {
   bool done = false;
   std::string best_key, runner_up_key;
-  double hl_shift = NAN, hl_ci_low = NAN, hl_ci_high = NAN, hl_confidence = NAN;
+  double confidence = NAN;  // requested for the HL interval
+  double hl_shift = NAN, hl_ci_low = NAN, hl_ci_high = NAN, hl_confidence = NAN;  // achieved
   double mann_whitney_p = NAN;
   bool separated = false;  // the HL CI excludes 0 at >= 95% achieved confidence
 };
@@ -100,7 +101,7 @@ struct WinnerTest {
 struct SweepResult {
   std::string sweep;
   std::string metric;
-  std::string goal;  // "minimize" / "maximize"
+  std::string goal;                   // "minimize" / "maximize"
   std::vector<ConfigResult> configs;  // ranked: best first; configs without samples last
   int winner = -1;                    // index into configs when defensible (and valid)
   std::vector<int> tied;              // indices of the statistically tied best set

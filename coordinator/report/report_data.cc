@@ -60,7 +60,9 @@ json ParamAudit(const json& r, const std::string& name) {
   each("inert", [&](const json& e) {
     out["inert"] = Str(e, "verdict");
     for (const char* k : {"test", "p_value", "spread", "note"}) {
-      if (e.contains(k) && !e[k].is_null() && !(e[k].is_string() && e[k].empty())) out[k] = e[k];
+      if (!e.contains(k) || e[k].is_null()) continue;
+      if (e[k].is_string() && e[k].get<std::string>().empty()) continue;
+      out[k] = e[k];
     }
   });
   each("declared_inert", [&](const json& e) { out["declared_inert"] = Str(e, "reason"); });

@@ -31,7 +31,7 @@ tr.winner td{background:#e8f5e9;font-weight:bold}tr.tied td{background:#fffbe6}
 .tag{display:inline-block;border-radius:4px;padding:1px 6px;font-size:12px;font-weight:bold}
 .tag.bad{background:#c62828;color:#fff}.tag.warn{background:#f9a825;color:#222}.tag.ok{background:#2e7d32;color:#fff}.tag.info{background:#e3e7ee;color:#333}
 .effects{display:flex;flex-wrap:wrap;gap:18px}.effect{border:1px solid #e3e7ee;border-radius:6px;padding:8px 12px}
-.effect h3{margin:0 0 4px;font-size:15px}
+.effect{max-width:610px}.effect .muted{font-size:12px;margin:3px 0}.effect h3{margin:0 0 4px;font-size:15px}
 svg.chart{display:block;margin:6px 0}svg text{font-size:12px;fill:#1d2430}svg text.axislabel{font-weight:bold}svg text.note{fill:#5b6678;font-size:11px}
 svg text.cell{font-size:11px}svg .grid{stroke:#e3e7ee}svg .axis{stroke:#7a8699}svg .stripe{fill:#f8f9fb}
 svg .ci{stroke:#5c7cbd;stroke-width:2}svg .pt{fill:#2f4f9a}svg .ci.winner{stroke:#2e7d32}svg .pt.winner{fill:#2e7d32}
@@ -139,7 +139,9 @@ void Verdict(const json& r, const report::ReportData& d, std::ostringstream& o) 
     o << "<div class=\"banner tie\">No configuration produced samples.</div>";
   }
   if (r.contains("winner_rule") && r["winner_rule"].is_string()) {
-    o << "<p class=\"muted\">Winner rule: " << HtmlEscape(r["winner_rule"].get<std::string>());
+    std::string rule = r["winner_rule"].get<std::string>();
+    if (!rule.empty() && rule.back() != '.') rule += '.';
+    o << "<p class=\"muted\">Winner rule: " << HtmlEscape(rule);
     const json t = r.contains("winner_test") ? r["winner_test"] : json();
     if (t.is_object()) {
       auto num = [&](const char* k) {

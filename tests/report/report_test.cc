@@ -106,21 +106,50 @@ TEST(Report, InvalidSweepGetsARedBannerWithReasons) {
   EXPECT_NE(html->find("BLOCK_SIZE_N never reached the kernel"), std::string::npos);
 }
 
+// The audit fields as coordinator/results_writer.cc writes them (docs/results.md).
 TEST(Report, ShowsAuditVerdictsNodeEffectsRegionsAndUnknownFields) {
   json r = Results();
-  r["parameters"] = {{{"name", "BM"}, {"injection", "not_injected"}, {"p_value", 0.73}},
-                     {{"name", "ORDER"}, {"injection", "injected"}}};
-  r["node_effects"] = {{{"node", "node-a"}, {"shift", 0.1}}, {{"node", "node-b"}, {"shift", -0.1}}};
-  r["infeasible_regions"] = {{{"where", "ORDER=kji and BM=32"}, {"class", "EXIT_CODE"}}};
+  r["audit"] = {
+      {"injection",
+       {{{"param", "BM"}, {"verdict", "not_injected"}, {"example", "BM=16 vs BM=32"}},
+        {{"param", "ORDER"}, {"verdict", "injected"}}}},
+      {"inert",
+       {{{"param", "BM"}, {"verdict", "inert"}, {"test", "kruskal_wallis"}, {"p_value", 0.73},
+         {"spread", 0.01}}}},
+      {"inert_rule", "inert when p > 0.05"},
+      {"declared_inert", {{{"param", "UNROLL"}, {"reason", "no <unroll> knob"}}}},
+      {"infeasible_regions",
+       {{{"param", "ORDER"}, {"value", "kji"}, {"whole", true},
+         {"text", "ORDER=kji: 1 of 1 configurations infeasible (exit_code)"}}}}};
+  r["node_effects"] = {{"applied", true},
+                       {"method", "reference"},
+                       {"note", ""},
+                       {"nodes",
+                        {{{"node", "node-a"}, {"effect", 1.1}, {"ci_low", 1.0}, {"ci_high", 1.2}},
+                         {{"node", "node-b"}, {"effect", 0.9}, {"ci_low", nullptr},
+                          {"ci_high", nullptr}}}}};
+  r["winner_rule"] = "CI separation";
+  r["winner_test"] = nullptr;
   r["something_new"] = {{"k", "<v>"}};
   auto html = RenderReportHtml(r);
-  ASSERT_TRUE(html.ok());
-  EXPECT_NE(html->find("tag bad"), std::string::npos);  // not_injected is red
-  EXPECT_NE(html->find("injection: not_injected"), std::string::npos);
-  EXPECT_NE(html->find("node-b"), std::string::npos);
-  EXPECT_NE(html->find("ORDER=kji and BM=32"), std::string::npos);
+  ASSERT_TRUE(html.ok()) << html.status().ToString();
+  EXPECT_NE(html->find("<span class=\"tag bad\">fingerprints: not_injected</span>"),
+            std::string::npos);
+  EXPECT_NE(html->find("<span class=\"tag ok\">fingerprints: injected</span>"),
+            std::string::npos);
+  EXPECT_NE(html->find("effect test: inert"), std::string::npos);
+  EXPECT_NE(html->find("p = 0.73"), std::string::npos);
+  EXPECT_NE(html->find("no &lt;unroll&gt; knob"), std::string::npos);
+  EXPECT_NE(html->find("ORDER=kji: 1 of 1 configurations infeasible"), std::string::npos);
+  EXPECT_NE(html->find("Method: <b>reference</b>"), std::string::npos);
+  EXPECT_NE(html->find("node effect (ratio"), std::string::npos);  // the node chart
+  EXPECT_NE(html->find("Winner rule: CI separation"), std::string::npos);
   EXPECT_NE(html->find("id=\"other\""), std::string::npos);
   EXPECT_NE(html->find("&lt;v&gt;"), std::string::npos);
+  EXPECT_EQ(html->find("<h3>audit</h3>"), std::string::npos);  // shown in its sections
+  // A field of an unexpected type is an error, not a crash.
+  r["node_effects"]["method"] = 3;
+  EXPECT_EQ(RenderReportHtml(r).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(Report, HeatmapAxesAreCheckedAndDefaultToLargestEffects) {
