@@ -2,10 +2,11 @@
 // honest-measurement audits (coordinator/audit.h, coordinator/node_effects.h) and names a winner
 // only when it can be defended:
 //   1. its 95% bootstrap CI of the median does not overlap any other configuration's CI, and
-//   2. the Hodges-Lehmann CI (99% by default: AggregateOptions::pairwise_confidence) of the shift
-//      between its samples and the runner-up's excludes 0 at that achieved confidence (tiny samples
-//      cannot reach it and stay tied); 95% let ~3% of A/A sweeps name a false winner, see
-//      docs/honest-measurement.md, and
+//   2. the Hodges-Lehmann CI (99.9% by default: AggregateOptions::pairwise_confidence) of the
+//      shift between its samples and the runner-up's excludes 0 at that achieved confidence
+//      (with the exact U distribution that needs at least 7 samples on each side; fewer stay
+//      tied). 95% and 99% let 1 in 20 and 1 in 40 A/A sweeps name a false winner
+//      (docs/honest-measurement.md), and
 //   3. the sweep is valid (the fingerprint audit found that some parameter reached the kernel).
 // Otherwise the statistically tied best set is reported (the CI-overlap set, plus the runner-up
 // when only rule 2 failed).
@@ -32,7 +33,7 @@ namespace fleetsweep {
 struct AggregateOptions {
   uint64_t seed = 1;
   bool pairwise_winner_test = true;  // rule 2 above; false: CI separation only
-  double pairwise_confidence = 0.99;
+  double pairwise_confidence = 0.999;
   bool remove_node_effects = true;
 };
 

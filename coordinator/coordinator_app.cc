@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
+#include <map>
 #include <filesystem>
 #include <cstdio>
 #include <iostream>
@@ -125,6 +127,35 @@ void UpdateMetrics(const Scheduler& s, CoordinatorMetrics* m, Progress* last, do
   m->SetTopConfigs(top);
 }
 
+// Every few seconds during the sweep: aggregate what is stored so far and publish node effects and
+// audit verdicts (bounded: skipped for very large sweeps, where it runs only at the end).
+void PublishAudits(const SweepSpec& spec, ResultStore* store, CoordinatorMetrics* m, uint64_t seed) {
+  if (!m) return;
+  auto n = store->CountAttempts(spec.name);
+  if (!n.ok() || *n == 0 || *n > 200000) return;
+  auto records = store->LoadConfigs(spec.name);
+  auto attempts = store->LoadAttempts(spec.name);
+  if (!records.ok() || !attempts.ok()) return;
+  SweepResult r = Aggregate(spec, *records, *attempts, seed);
+  for (const auto& e : r.node_effects) {
+    if (std::isfinite(e.effect)) {
+      m->SetNodeEffect(e.node, e.effect, std::isfinite(e.ci_low) ? e.ci_low : e.effect,
+                       std::isfinite(e.ci_high) ? e.ci_high : e.effect);
+    }
+  }
+  std::map<std::string, std::string> verdicts;
+  for (const auto& v : r.injection) verdicts[v.param] = v.verdict;
+  for (const auto& v : r.inert) {
+    if (v.verdict == "inert") verdicts[v.param] = "inert";
+  }
+  for (const auto& [param, verdict] : verdicts) {
+    if (verdict == "injected" || verdict == "not_injected" || verdict == "inert" ||
+        verdict == "no_fingerprint") {
+      m->SetAuditVerdict(param, verdict);
+    }
+  }
+}
+
 }  // namespace
 
 int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
@@ -200,11 +231,16 @@ int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
   ProgressLine progress(o.progress);
   Progress last_metrics;
   double last_slow_metrics = 0;
+  double last_audit = 0;
   const std::string endpoint = server.endpoint();
   Status served = server.Serve(stop, [&] {
     double now = Now();
     progress.Update(scheduler, now, false);
     UpdateMetrics(scheduler, metrics.get(), &last_metrics, now, &last_slow_metrics);
+    if (metrics && now - last_audit >= 5.0) {
+      last_audit = now;
+      PublishAudits(*spec, &timed, metrics.get(), so.seed);
+    }
     if (o.on_tick) o.on_tick(endpoint);
   });
   progress.Update(scheduler, Now(), true);

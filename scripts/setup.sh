@@ -15,6 +15,7 @@ PKGS=(
   libgtest-dev libgmock-dev
   redis-server redis-tools prometheus
   python3 python3-scipy python3-numpy
+  chromium fonts-dejavu-core
   golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev nodejs
   clang libclang-rt-14-dev
 )

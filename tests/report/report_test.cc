@@ -109,25 +109,29 @@ TEST(Report, InvalidSweepGetsARedBannerWithReasons) {
 // The audit fields as coordinator/results_writer.cc writes them (docs/results.md).
 TEST(Report, ShowsAuditVerdictsNodeEffectsRegionsAndUnknownFields) {
   json r = Results();
-  r["audit"] = {
-      {"injection",
-       {{{"param", "BM"}, {"verdict", "not_injected"}, {"example", "BM=16 vs BM=32"}},
-        {{"param", "ORDER"}, {"verdict", "injected"}}}},
-      {"inert",
-       {{{"param", "BM"}, {"verdict", "inert"}, {"test", "kruskal_wallis"}, {"p_value", 0.73},
-         {"spread", 0.01}}}},
-      {"inert_rule", "inert when p > 0.05"},
-      {"declared_inert", {{{"param", "UNROLL"}, {"reason", "no <unroll> knob"}}}},
-      {"infeasible_regions",
-       {{{"param", "ORDER"}, {"value", "kji"}, {"whole", true},
-         {"text", "ORDER=kji: 1 of 1 configurations infeasible (exit_code)"}}}}};
-  r["node_effects"] = {{"applied", true},
-                       {"method", "reference"},
-                       {"note", ""},
-                       {"nodes",
-                        {{{"node", "node-a"}, {"effect", 1.1}, {"ci_low", 1.0}, {"ci_high", 1.2}},
-                         {{"node", "node-b"}, {"effect", 0.9}, {"ci_low", nullptr},
-                          {"ci_high", nullptr}}}}};
+  r["audit"] = {{"injection",
+                 {{{"param", "BM"}, {"verdict", "not_injected"}, {"example", "BM=16 vs BM=32"}},
+                  {{"param", "ORDER"}, {"verdict", "injected"}}}},
+                {"inert",
+                 {{{"param", "BM"},
+                   {"verdict", "inert"},
+                   {"test", "kruskal_wallis"},
+                   {"p_value", 0.73},
+                   {"spread", 0.01}}}},
+                {"inert_rule", "inert when p > 0.05"},
+                {"declared_inert", {{{"param", "UNROLL"}, {"reason", "no <unroll> knob"}}}},
+                {"infeasible_regions",
+                 {{{"param", "ORDER"},
+                   {"value", "kji"},
+                   {"whole", true},
+                   {"text", "ORDER=kji: 1 of 1 configurations infeasible (exit_code)"}}}}};
+  r["node_effects"] = {
+      {"applied", true},
+      {"method", "reference"},
+      {"note", ""},
+      {"nodes",
+       {{{"node", "node-a"}, {"effect", 1.1}, {"ci_low", 1.0}, {"ci_high", 1.2}},
+        {{"node", "node-b"}, {"effect", 0.9}, {"ci_low", nullptr}, {"ci_high", nullptr}}}}};
   r["winner_rule"] = "CI separation";
   r["winner_test"] = nullptr;
   r["something_new"] = {{"k", "<v>"}};
@@ -135,8 +139,7 @@ TEST(Report, ShowsAuditVerdictsNodeEffectsRegionsAndUnknownFields) {
   ASSERT_TRUE(html.ok()) << html.status().ToString();
   EXPECT_NE(html->find("<span class=\"tag bad\">fingerprints: not_injected</span>"),
             std::string::npos);
-  EXPECT_NE(html->find("<span class=\"tag ok\">fingerprints: injected</span>"),
-            std::string::npos);
+  EXPECT_NE(html->find("<span class=\"tag ok\">fingerprints: injected</span>"), std::string::npos);
   EXPECT_NE(html->find("effect test: inert"), std::string::npos);
   EXPECT_NE(html->find("p = 0.73"), std::string::npos);
   EXPECT_NE(html->find("no &lt;unroll&gt; knob"), std::string::npos);

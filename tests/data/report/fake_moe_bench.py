@@ -13,7 +13,7 @@ import sys
 
 
 def p(name, default=None):
-    return os.environ.get("FLEETSWEEP_PARAM_" + name, default)
+    return os.environ.get("FLEETSWEEP_PARAM_" + name.upper(), default)
 
 
 def emit(**kv):
