@@ -94,6 +94,7 @@ SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>
     c.key = r.config_key();
     for (const auto& [k, v] : r.params()) c.params[k] = v;
     c.status = StateName(r.state());
+    if (r.eliminated() && r.state() == v1::CONFIG_STATE_DONE) c.status = "eliminated";
     if (r.state() == v1::CONFIG_STATE_INFEASIBLE) {
       c.failure_class = ClassName(r.last_failure());
       c.failure_detail = r.last_failure_detail();
@@ -170,7 +171,7 @@ SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>
                              std::to_string(c.fingerprints.size()) +
                              " different fingerprints across its attempts");
     }
-    if (c.status == "done")
+    if (c.status == "done" || c.status == "eliminated")
       ++out.done;
     else if (c.status == "infeasible")
       ++out.infeasible;

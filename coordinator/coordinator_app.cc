@@ -16,6 +16,7 @@
 #include "common/space/spec.h"
 #include "common/store/store.h"
 #include "coordinator/aggregator.h"
+#include "coordinator/report/report.h"
 #include "coordinator/results_writer.h"
 #include "coordinator/robust.h"
 #include "coordinator/timed_store.h"
@@ -267,6 +268,12 @@ int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
       return 3;
     }
     std::cout << "results: " << o.out_dir << "/results.json, " << o.out_dir << "/results.csv\n";
+    Status rep = WriteReport(o.out_dir);
+    if (rep.ok()) {
+      std::cout << "report: " << o.out_dir << "/report.html\n";
+    } else {
+      spdlog::warn("report: {}", rep.message());
+    }
   }
   if (scheduler.Finished() && result.done == 0) {
     std::cerr << "fleetsweep: no configuration succeeded: the sweep's result is invalid\n";

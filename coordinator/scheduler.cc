@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "common/space/expand.h"
+#include "common/stats/bootstrap.h"
+#include "common/stats/rng.h"
 #include "coordinator/robust.h"
 #include "spdlog/spdlog.h"
 
@@ -39,9 +41,17 @@ Status Scheduler::Init() {
   for (auto& r : stored) stored_by_key.emplace(r.config_key(), std::move(r));
 
   std::vector<v1::ConfigRecord> fresh;
-  SpaceIterator it(spec_);
-  Config c;
-  while (it.Next(&c)) {
+  std::vector<Config> expanded;
+  {
+    SpaceIterator it(spec_);
+    Config c;
+    while (it.Next(&c)) expanded.push_back(c);
+    FS_RETURN_IF_ERROR(it.status());
+  }
+  std::vector<bool> keep = SelectSubset(expanded);
+  for (size_t e = 0; e < expanded.size(); ++e) {
+    if (!keep[e]) continue;
+    const Config& c = expanded[e];
     ConfigState st;
     st.params = c;
     const std::string key = ConfigHash(c);
@@ -78,6 +88,7 @@ Status Scheduler::Init() {
   FS_ASSIGN_OR_RETURN(std::vector<v1::Attempt> attempts, store_->LoadAttempts(spec_.name));
   for (const auto& a : attempts) CountAttempt(a);
   for (size_t i = 0; i < configs_.size(); ++i) Reevaluate(static_cast<int>(i));
+  if (spec_.search.strategy == "racing") Race();
   spdlog::info("sweep {}: {} configurations, {} stored attempts replayed", spec_.name,
                configs_.size(), attempts.size());
   return Status::Ok();
@@ -111,6 +122,7 @@ void Scheduler::CountAttempt(const v1::Attempt& a) {
 bool Scheduler::NeedsWork(const ConfigState& c) const {
   const auto st = c.record.state();
   if (st == v1::CONFIG_STATE_DONE || st == v1::CONFIG_STATE_INFEASIBLE) return false;
+  if (c.record.eliminated()) return false;
   const RepetitionPolicy& r = spec_.repetitions;
   const int planned = c.ok_attempts + c.inflight;
   // After a failure, retry one at a time: a deterministic failure must not fan out.
@@ -132,6 +144,8 @@ void Scheduler::Reevaluate(int index) {
   }
   if (infeasible && c.ok_attempts < r.min) {
     c.record.set_state(v1::CONFIG_STATE_INFEASIBLE);
+  } else if (c.inflight == 0 && c.record.eliminated()) {
+    c.record.set_state(v1::CONFIG_STATE_DONE);
   } else if (c.inflight == 0 && c.ok_attempts >= r.min &&
              (c.ok_attempts >= r.max || c.primary.empty() ||
               CiIsTight(c.primary, r.target_rel_ci, options_.seed))) {
@@ -292,6 +306,7 @@ StatusOr<bool> Scheduler::OnResult(const std::string& worker_id, const v1::Resul
   if (!a.ok()) ++counters_.retries;
   auto cit = index_by_key_.find(a.config_key());
   if (cit != index_by_key_.end()) Reevaluate(cit->second);
+  if (spec_.search.strategy == "racing" && a.ok()) Race();
   return true;
 }
 
@@ -350,7 +365,10 @@ Progress Scheduler::GetProgress() const {
   p.total = static_cast<int64_t>(configs_.size());
   for (const auto& c : configs_) {
     switch (c.record.state()) {
-      case v1::CONFIG_STATE_DONE: ++p.done; break;
+      case v1::CONFIG_STATE_DONE:
+        ++p.done;
+        if (c.record.eliminated()) ++p.eliminated;
+        break;
       case v1::CONFIG_STATE_INFEASIBLE: ++p.infeasible; break;
       case v1::CONFIG_STATE_LEASED: ++p.leased; break;
       default: ++p.pending; break;
@@ -384,6 +402,100 @@ int Scheduler::BestIndex() const {
     }
   }
   return best;
+}
+
+std::vector<bool> Scheduler::SelectSubset(const std::vector<Config>& all) const {
+  const SearchSpec& s = spec_.search;
+  std::vector<bool> keep(all.size(), true);
+  if ((s.strategy != "random" && s.strategy != "lhs") || s.budget <= 0 ||
+      static_cast<size_t>(s.budget) >= all.size()) {
+    return keep;
+  }
+  std::fill(keep.begin(), keep.end(), false);
+  stats::Rng rng(s.seed);
+  const size_t budget = static_cast<size_t>(s.budget);
+  size_t chosen = 0;
+  if (s.strategy == "lhs") {
+    // Latin hypercube over the swept levels: each parameter's levels are used equally often
+    // (a shuffled, balanced column per parameter); a row that violates a constraint or repeats
+    // falls back to the nearest unused valid configuration in expansion order.
+    std::unordered_map<std::string, size_t> index;
+    for (size_t i = 0; i < all.size(); ++i) index[CanonicalKey(all[i])] = i;
+    std::vector<const ParamSpec*> swept;
+    for (const auto& p : spec_.params) {
+      if (p.fate == ParamFate::kSwept) swept.push_back(&p);
+    }
+    std::vector<std::vector<size_t>> columns;
+    for (const ParamSpec* p : swept) {
+      std::vector<size_t> col(budget);
+      for (size_t r = 0; r < budget; ++r) col[r] = r % p->values.size();
+      for (size_t r = budget; r > 1; --r) std::swap(col[r - 1], col[rng.UniformIndex(r)]);
+      columns.push_back(std::move(col));
+    }
+    for (size_t r = 0; r < budget; ++r) {
+      Config c = all.front();
+      for (size_t k = 0; k < swept.size(); ++k) c[swept[k]->name] = swept[k]->values[columns[k][r]];
+      auto it = index.find(CanonicalKey(c));
+      size_t at = it != index.end() ? it->second : rng.UniformIndex(all.size());
+      for (size_t probe = 0; probe < all.size() && keep[at]; ++probe) at = (at + 1) % all.size();
+      if (!keep[at]) {
+        keep[at] = true;
+        ++chosen;
+      }
+    }
+  } else {
+    // Uniform sample without replacement (selection sampling, order kept).
+    for (size_t i = 0; i < all.size() && chosen < budget; ++i) {
+      if (rng.UniformIndex(all.size() - i) < budget - chosen) {
+        keep[i] = true;
+        ++chosen;
+      }
+    }
+  }
+  spdlog::info("search {}: {} of {} configurations selected (seed {})", s.strategy, chosen,
+               all.size(), s.seed);
+  return keep;
+}
+
+void Scheduler::UpdateCi(ConfigState* c) {
+  if (c->ci_n == c->primary.size()) return;
+  c->ci_n = c->primary.size();
+  c->median = MedianOf(c->primary);
+  auto ci = stats::BootstrapMedianCI(c->primary, 0.95, 1000, options_.seed);
+  c->ci_low = ci.ok() ? ci->low : c->median;
+  c->ci_high = ci.ok() ? ci->high : c->median;
+}
+
+void Scheduler::Race() {
+  // The leader: best median among configurations with their first round complete.
+  const bool minimize = spec_.primary_metric().goal == Goal::kMinimize;
+  const int first_round = spec_.repetitions.min;
+  int leader = -1;
+  for (size_t i = 0; i < configs_.size(); ++i) {
+    ConfigState& c = configs_[i];
+    if (c.ok_attempts < first_round || c.primary.empty()) continue;
+    UpdateCi(&c);
+    if (leader < 0 || (minimize ? c.median < configs_[leader].median
+                                : c.median > configs_[leader].median)) {
+      leader = static_cast<int>(i);
+    }
+  }
+  if (leader < 0) return;
+  const ConfigState& l = configs_[leader];
+  for (size_t i = 0; i < configs_.size(); ++i) {
+    ConfigState& c = configs_[i];
+    if (static_cast<int>(i) == leader || c.ok_attempts < first_round || c.primary.empty()) continue;
+    auto st = c.record.state();
+    if (st == v1::CONFIG_STATE_INFEASIBLE || c.record.eliminated()) continue;
+    const bool clearly_worse = minimize ? c.ci_low > l.ci_high : c.ci_high < l.ci_low;
+    if (!clearly_worse) continue;
+    c.record.set_eliminated(true);
+    if (c.inflight == 0) {
+      c.record.set_state(v1::CONFIG_STATE_DONE);
+    }
+    Status s = PersistConfig(static_cast<int>(i));
+    if (!s.ok()) spdlog::warn("store: {}", s.ToString());
+  }
 }
 
 }  // namespace fleetsweep

@@ -53,6 +53,8 @@ struct ConfigState {
   int ok_attempts = 0;
   int inflight = 0;
   std::vector<double> primary;  // primary-metric samples of counted ok attempts
+  double ci_low = 0, ci_high = 0, median = 0;  // cached when primary changes (racing)
+  size_t ci_n = 0;
   std::map<int, int> failure_counts;  // FailureClass -> count
   bool in_ready = false;
 };
@@ -62,6 +64,7 @@ struct Progress {
   int64_t attempts_ok = 0, attempts_failed = 0, leases_expired = 0, retries = 0, duplicates = 0;
   int64_t samples = 0;
   int64_t workers = 0, slots = 0, busy = 0;
+  int64_t eliminated = 0;  // racing
 };
 
 class Scheduler {
@@ -115,6 +118,11 @@ class Scheduler {
   };
 
   bool NeedsWork(const ConfigState& c) const;
+  // search.strategy random / lhs: which expanded configurations the sweep keeps.
+  std::vector<bool> SelectSubset(const std::vector<Config>& all) const;
+  // racing: stops configurations whose CI is clearly worse than the leader's.
+  void Race();
+  void UpdateCi(ConfigState* c);
   void Reevaluate(int index);
   void MarkReady(int index);
   v1::Lease MakeLease(int index, const std::string& worker_id, bool reference, double now);

@@ -10,6 +10,7 @@ add_library(fleetsweep_report STATIC
   ${_fs_report_dir}/report.cc
   ${_fs_report_dir}/report_data.cc
   ${_fs_report_dir}/report_html.cc
+  ${_fs_report_dir}/report_sections.cc
   ${_fs_report_dir}/sweep_inputs.cc
   ${_fs_report_dir}/svg.cc
   ${_fs_report_dir}/watch.cc)

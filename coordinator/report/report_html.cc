@@ -6,6 +6,7 @@
 #include "coordinator/report/html_util.h"
 #include "coordinator/report/report.h"
 #include "coordinator/report/report_data.h"
+#include "coordinator/report/report_parts.h"
 #include "coordinator/report/svg.h"
 
 namespace fleetsweep {
@@ -39,47 +40,6 @@ svg .ci.tied{stroke:#c98a00}svg .pt.tied{fill:#c98a00}svg text.winner{font-weigh
 pre{background:#f4f6fa;padding:8px;font-size:12px;white-space:pre-wrap;word-break:break-all}
 .muted{color:#7a8699}
 )css";
-
-// Parameters that take one value in every configuration (pinned, or one level) are left out of
-// labels; the summary lists them once.
-std::string ParamsText(const report::ReportData& d, const std::map<std::string, std::string>& p) {
-  std::string s;
-  for (const auto& [k, v] : p) {
-    if (!d.constant_params.count(k)) s += (s.empty() ? "" : " ") + k + "=" + v;
-  }
-  return s.empty() ? "(all parameters fixed)" : s;
-}
-
-// Coloured tags for a parameter's audit verdicts (report_data.cc ParamAudit) and the details.
-std::string VerdictTags(const json& audit) {
-  if (!audit.is_object()) return "";
-  static const std::map<std::string, std::string> kClass = {
-      {"injected", "ok"}, {"not_injected", "bad"},  {"no_fingerprint", "warn"}, {"active", "ok"},
-      {"inert", "warn"},  {"inconclusive", "info"}, {"untested", "info"}};
-  std::string out;
-  for (const char* k : {"injection", "inert"}) {
-    if (!audit.contains(k) || !audit[k].is_string()) continue;
-    const std::string v = audit[k].get<std::string>();
-    auto it = kClass.find(v);
-    out += "<span class=\"tag " + (it == kClass.end() ? std::string("info") : it->second) + "\">" +
-           HtmlEscape(std::string(k) == "inert" ? "effect test: " + v : "fingerprints: " + v) +
-           "</span> ";
-  }
-  std::string detail;
-  for (const auto& [k, v] : audit.items()) {
-    if (k == "injection" || k == "inert") continue;
-    if (k == "p_value" && v.is_number()) {
-      detail += (detail.empty() ? "" : "; ") + std::string("p = ") + FormatNumber(v.get<double>());
-    } else if (k == "spread" && v.is_number()) {
-      detail += (detail.empty() ? "" : "; ") + std::string("level spread ") +
-                FormatNumber(100 * v.get<double>()) + "%";
-    } else {
-      detail += (detail.empty() ? "" : "; ") + k + ": " + report::JsonText(v);
-    }
-  }
-  if (!detail.empty()) out += "<div class=\"muted\">" + HtmlEscape(detail) + "</div>";
-  return out;
-}
 
 void Summary(const json& r, const report::ReportData& d, std::ostringstream& o) {
   o << "<section id=\"summary\"><div class=\"cards\">";
@@ -122,7 +82,7 @@ void Verdict(const json& r, const report::ReportData& d, std::ostringstream& o) 
     if (c.tied) tied.push_back(&c);
   }
   if (win != nullptr) {
-    o << "<div class=\"banner valid\">Winner: <b>" << HtmlEscape(ParamsText(d, win->params))
+    o << "<div class=\"banner valid\">Winner: <b>" << HtmlEscape(report::ParamsText(d, win->params))
       << "</b> &mdash; " << HtmlEscape(d.metric) << " median " << FormatNumber(win->median) << " ["
       << FormatNumber(win->ci_low) << ", " << FormatNumber(win->ci_high)
       << "]; its 95% CI separates from every other configuration.</div>";
@@ -130,7 +90,7 @@ void Verdict(const json& r, const report::ReportData& d, std::ostringstream& o) 
     o << "<div class=\"banner tie\">No defensible winner: " << tied.size()
       << " configurations are statistically tied for best<ul>";
     for (size_t i = 0; i < tied.size() && i < 6; ++i) {
-      o << "<li>" << HtmlEscape(ParamsText(d, tied[i]->params)) << " &mdash; "
+      o << "<li>" << HtmlEscape(report::ParamsText(d, tied[i]->params)) << " &mdash; "
         << FormatNumber(tied[i]->median) << "</li>";
     }
     if (tied.size() > 6) o << "<li>... and " << tied.size() - 6 << " more (amber below)</li>";
@@ -171,7 +131,7 @@ void Ranking(const report::ReportData& d, const ReportOptions& opt, std::ostring
   for (const auto& c : d.configs) {
     if (c.n == 0 || static_cast<int>(rows.size()) >= std::min(opt.max_ranked_rows, 25)) continue;
     report::IntervalRow row;
-    row.label = "#" + std::to_string(c.rank) + " " + ParamsText(d, c.params);
+    row.label = "#" + std::to_string(c.rank) + " " + report::ParamsText(d, c.params);
     row.median = c.median;
     row.lo = c.ci_low;
     row.hi = c.ci_high;
@@ -191,8 +151,9 @@ void Table(const report::ReportData& d, const ReportOptions& opt, std::ostringst
   for (const auto& c : d.configs) {
     if (shown++ >= opt.max_ranked_rows) break;
     o << "<tr class=\"" << (c.winner ? "winner" : (c.tied ? "tied" : "")) << "\"><td class=\"num\">"
-      << c.rank << "</td><td>" << HtmlEscape(ParamsText(d, c.params)) << "</td><td class=\"num\">"
-      << (c.n ? FormatNumber(c.median) : "-") << "</td><td class=\"num\">"
+      << c.rank << "</td><td>" << HtmlEscape(report::ParamsText(d, c.params))
+      << "</td><td class=\"num\">" << (c.n ? FormatNumber(c.median) : "-")
+      << "</td><td class=\"num\">"
       << (c.n ? "[" + FormatNumber(c.ci_low) + ", " + FormatNumber(c.ci_high) + "]" : "-")
       << "</td><td class=\"num\">" << c.n << "</td><td>" << HtmlEscape(c.status)
       << (c.failure.empty() ? "" : " (" + HtmlEscape(c.failure) + ")") << "</td><td class=\"num\">"
@@ -255,7 +216,8 @@ void Effects(const json& r, const report::ReportData& d, std::ostringstream& o) 
       rows.push_back(r);
     }
     o << "<div class=\"effect\"><h3>" << HtmlEscape(e.name) << " <span class=\"muted\">effect "
-      << FormatNumber(100 * e.effect) << "% of the median</span></h3>" << VerdictTags(e.audit);
+      << FormatNumber(100 * e.effect) << "% of the median</span></h3>"
+      << report::VerdictTags(e.audit);
     o << report::SvgIntervalChart(rows, d.metric, 300) << "</div>";
   }
   o << "</div>";
@@ -272,153 +234,6 @@ void Effects(const json& r, const report::ReportData& d, std::ostringstream& o) 
     o << "</ul>";
   }
   o << "</section>\n";
-}
-
-// A list of JSON objects (or a keyed object) as a table with the union of their keys.
-void JsonTable(const json& list, std::ostringstream& o) {
-  std::vector<json> rows;
-  if (list.is_array()) {
-    for (const auto& e : list) rows.push_back(e);
-  } else if (list.is_object()) {
-    for (const auto& [k, v] : list.items()) {
-      json row = v.is_object() ? v : json{{"value", v}};
-      row["name"] = k;
-      rows.push_back(row);
-    }
-  }
-  std::vector<std::string> cols;
-  for (const auto& r : rows) {
-    if (!r.is_object()) continue;
-    for (const auto& [k, v] : r.items()) {
-      if (std::find(cols.begin(), cols.end(), k) == cols.end()) cols.push_back(k);
-    }
-  }
-  if (cols.empty()) {
-    for (const auto& r : rows) o << "<div>" << HtmlEscape(report::JsonText(r)) << "</div>";
-    return;
-  }
-  o << "<table><tr>";
-  for (const auto& c : cols) o << "<th>" << HtmlEscape(c) << "</th>";
-  o << "</tr>";
-  for (const auto& r : rows) {
-    o << "<tr>";
-    for (const auto& c : cols) {
-      o << "<td>" << (r.is_object() && r.contains(c) ? HtmlEscape(report::JsonText(r[c])) : "")
-        << "</td>";
-    }
-    o << "</tr>";
-  }
-  o << "</table>";
-}
-
-void Infeasible(const json& r, const report::ReportData& d, std::ostringstream& o) {
-  o << "<section id=\"infeasible\"><h2>Infeasible regions</h2>";
-  const json* regions = report::FindField(r, "infeasible_regions");
-  if (regions != nullptr && regions->is_array() && !regions->empty()) {
-    o << "<ul>";
-    for (const auto& g : *regions) {
-      const bool whole = g.is_object() && g.value("whole", false);
-      o << "<li>" << (whole ? "<span class=\"tag bad\">whole level</span> " : "")
-        << HtmlEscape(g.is_object() && g.contains("text") ? report::JsonText(g["text"])
-                                                          : report::JsonText(g))
-        << "</li>";
-    }
-    o << "</ul>";
-  }
-  int n = 0;
-  for (const auto& c : d.configs) n += c.status == "infeasible";
-  if (n == 0 && (regions == nullptr || regions->empty())) {
-    o << "<p>None: every configuration ran.</p>";
-  } else if (n > 0) {
-    o << "<p>" << n << " infeasible configurations:</p><table><tr><th>parameters</th><th>failure"
-      << "</th></tr>";
-    for (const auto& c : d.configs) {
-      if (c.status != "infeasible") continue;
-      o << "<tr><td>" << HtmlEscape(ParamsText(d, c.params)) << "</td><td>" << HtmlEscape(c.failure)
-        << "</td></tr>";
-    }
-    o << "</table>";
-  }
-  o << "</section>\n";
-}
-
-void Nodes(const json& r, const report::ReportData& d, std::ostringstream& o) {
-  o << "<section id=\"nodes\"><h2>Nodes and node effects</h2><p>Nodes: ";
-  for (size_t i = 0; i < d.nodes.size(); ++i) o << (i ? ", " : "") << HtmlEscape(d.nodes[i]);
-  if (d.nodes.empty()) o << "none recorded";
-  o << "</p>";
-  const json* ne = report::FindField(r, "node_effects");
-  const json* nodes =
-      ne == nullptr ? nullptr : (ne->is_object() && ne->contains("nodes") ? &(*ne)["nodes"] : ne);
-  if (nodes == nullptr || nodes->empty()) {
-    o << "<p class=\"muted\">No node effects (they need a reference configuration measured on "
-         "every node).</p>";
-  } else {
-    if (ne->is_object()) {
-      o << "<p>Method: <b>" << HtmlEscape(ne->value("method", "?")) << "</b>; "
-        << (ne->value("applied", false) ? "removed from the samples before ranking"
-                                        : "not applied to the samples")
-        << (ne->value("note", "").empty() ? "" : ". " + HtmlEscape(ne->value("note", "")))
-        << "</p>";
-    }
-    std::vector<report::IntervalRow> rows;
-    for (const auto& e : *nodes) {
-      if (!e.is_object() || !e.contains("effect") || !e["effect"].is_number()) continue;
-      report::IntervalRow row;
-      row.label = e.value("node", "?");
-      row.median = e["effect"].get<double>();
-      row.has_ci = e.contains("ci_low") && e["ci_low"].is_number() && e.contains("ci_high") &&
-                   e["ci_high"].is_number();
-      if (row.has_ci) row.lo = e["ci_low"].get<double>(), row.hi = e["ci_high"].get<double>();
-      row.css_class =
-          e.contains("drift") && e["drift"].is_object() && e["drift"].value("drift", false) ? "tied"
-                                                                                            : "";
-      rows.push_back(row);
-    }
-    o << report::SvgIntervalChart(rows, "node effect (ratio to the fleet, 1 = typical)", 400);
-    JsonTable(*nodes, o);
-  }
-  o << "</section>\n<section id=\"fingerprints\"><h2>Software and platform fingerprints</h2><p>"
-    << d.distinct_fingerprints << " distinct execution fingerprints over " << d.configs.size()
-    << " configurations.</p>";
-  for (const char* f : {"fingerprint_audit", "fingerprints", "software", "platform", "platforms"}) {
-    const json* p = report::FindField(r, f);
-    if (p == nullptr) continue;
-    o << "<h3>" << HtmlEscape(f) << "</h3>";
-    JsonTable(p->is_object() || p->is_array() ? *p : json::array({*p}), o);
-  }
-  o << "</section>\n";
-}
-
-// Anything results.json has that the sections above do not show, so nothing is hidden.
-void Other(const json& r, std::ostringstream& o) {
-  static const std::set<std::string> kShown = {"sweep",
-                                               "metric",
-                                               "goal",
-                                               "summary",
-                                               "configurations",
-                                               "winner",
-                                               "tied",
-                                               "warnings",
-                                               "valid",
-                                               "invalid_reasons",
-                                               "infeasible_regions",
-                                               "node_effects",
-                                               "parameters",
-                                               "winner_rule",
-                                               "winner_test",
-                                               "audit",
-                                               "fingerprint_audit",
-                                               "fingerprints",
-                                               "software",
-                                               "platform",
-                                               "platforms"};
-  std::string body;
-  for (const auto& [k, v] : r.items()) {
-    if (kShown.count(k)) continue;
-    body += "<h3>" + HtmlEscape(k) + "</h3><pre>" + HtmlEscape(v.dump(2)) + "</pre>";
-  }
-  if (!body.empty()) o << "<section id=\"other\"><h2>Other findings</h2>" << body << "</section>\n";
 }
 
 StatusOr<std::string> Render(const json& r, const ReportOptions& opt) {
@@ -455,9 +270,9 @@ StatusOr<std::string> Render(const json& r, const ReportOptions& opt) {
   if (!x.empty() && !y.empty()) HeatmapSection(d, x, y, o);
   Effects(r, d, o);
   Table(d, opt, o);
-  Infeasible(r, d, o);
-  Nodes(r, d, o);
-  Other(r, o);
+  report::InfeasibleSection(r, d, o);
+  report::NodesSection(r, d, o);
+  report::OtherSection(r, o);
   o << "<footer class=\"muted\"><p>Generated by fleetsweep report from results.json.</p></footer>"
     << "</body></html>\n";
   return o.str();

@@ -20,6 +20,10 @@ StatusOr<SweepInputs> LoadSweepInputs(const std::string& dir) {
   if (in.results.is_discarded() || !in.results.is_object()) {
     return Status::InvalidArgument(path + ": not a JSON object");
   }
+  if (in.results.contains("valid") && in.results["valid"] == false) {
+    in.notes.push_back("results.json says the sweep is INVALID (see report.html): the exported "
+                       "values are not defensible");
+  }
   const std::string store_dir = dir + "/store";
   struct stat st;
   if (stat(store_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {

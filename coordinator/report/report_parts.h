@@ -1,0 +1,25 @@
+// Internal to the report page (report_html.cc, report_sections.cc): shared helpers and the
+// sections that show the audit findings. Not a public interface. Pure functions; thread-safe.
+#pragma once
+
+#include <map>
+#include <sstream>
+#include <string>
+
+#include "coordinator/report/report_data.h"
+#include "nlohmann/json.hpp"
+
+namespace fleetsweep::report {
+
+// "a=1 b=x" over the parameters that vary between configurations.
+std::string ParamsText(const ReportData& d, const std::map<std::string, std::string>& p);
+// Coloured tags and details for one parameter's audit object (ReportData effects[].audit).
+std::string VerdictTags(const nlohmann::json& audit);
+// A list of JSON objects (or an object keyed by name) as a table with the union of their keys.
+void JsonTable(const nlohmann::json& list, std::ostringstream& o);
+// The sections with ids "infeasible", "nodes" and "fingerprints", and "other".
+void InfeasibleSection(const nlohmann::json& r, const ReportData& d, std::ostringstream& o);
+void NodesSection(const nlohmann::json& r, const ReportData& d, std::ostringstream& o);
+void OtherSection(const nlohmann::json& r, std::ostringstream& o);
+
+}  // namespace fleetsweep::report
