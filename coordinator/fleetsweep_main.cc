@@ -64,6 +64,9 @@ int main(int argc, char** argv) {
   run->add_option("--worker-timeout", worker_timeout, "seconds of silence before a worker's "
                   "leases are reassigned");
   run->add_option("--worker-arg", worker_args, "extra argument for every worker (repeatable)");
+  std::vector<std::string> devices;
+  run->add_option("--devices", devices, "device per worker, cycled (default: worker i gets i)")
+      ->delimiter(',');
 
   auto* space = app.add_subcommand("space", "prune-only analysis of a sweep space");
   bool count_only = false, json = false;
@@ -113,6 +116,7 @@ int main(int argc, char** argv) {
   lw.worker_binary = SelfDir() + "/fleetsweep-worker";
   lw.log_dir = out + "/logs";
   lw.extra_args = worker_args;
+  lw.devices = devices;
   LocalWorkers local(lw);
 
   SweepRunOptions o;

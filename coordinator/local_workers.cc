@@ -33,7 +33,9 @@ Status LocalWorkers::Start(int i) {
                                    "--node",
                                    "local-" + std::to_string(i),
                                    "--devices",
-                                   std::to_string(i)};
+                                   options_.devices.empty()
+                                       ? std::to_string(i)
+                                       : options_.devices[i % options_.devices.size()]};
   for (const auto& a : options_.extra_args) args.push_back(a);
   std::string log = options_.log_dir + "/worker-" + std::to_string(i) + ".log";
   pid_t pid = fork();

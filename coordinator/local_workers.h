@@ -21,6 +21,7 @@ struct LocalWorkerOptions {
   std::string worker_binary;  // path to fleetsweep-worker
   std::string log_dir;
   std::vector<std::string> extra_args;  // passed to every worker
+  std::vector<std::string> devices;     // worker i gets devices[i % size]; empty: device i
   int max_restarts = 8;
 };
 

@@ -38,6 +38,10 @@ bench() {
   echo "  $name rc=$rc $(grep -c '"sample"' "$OUT/$name.jsonl") samples"
 }
 
+# PART=1: build + floors + direct kernel runs + independent timing; PART=2: build (cached when the
+# machine is still warm) + the fleetsweep sweeps (torch specs, Triton); PART=all: both (over 10 min).
+PART=${PART:-all}
+if [ "$PART" = 1 ] || [ "$PART" = all ]; then
 step "floors (copy bandwidth, bf16 matmul)"
 bench floors --kernel floors --reps 30 --warmup 5 --shapes copy_mib=2048,matmul_n=8192
 
@@ -79,6 +83,8 @@ timeout 180 python3 worker/executors/torch/independent_timing.py --block-m 64 \
   > "$OUT/independent_moe_bm64.json" 2> "$OUT/independent_moe_bm64.stderr"
 echo "  rc=$? $(cat "$OUT/independent_moe_bm64.json")"
 
+fi  # PART 1
+if [ "$PART" = 2 ] || [ "$PART" = all ]; then
 step "fleetsweep run: the three torch sweeps end to end on this GPU (coordinator + 1 worker)"
 timeout 240 cmake --build build-gpu --target fleetsweep fleetsweep-worker -j "$(nproc)" >> "$OUT/build.log" 2>&1 \
   || { echo "CLI build failed"; grep -m 20 -E "error|Error" "$OUT/build.log"; }
@@ -86,11 +92,23 @@ for s in torch-moe torch-paged-attention torch-prefix-prefill; do
   sed 's/dtype: float32/dtype: bfloat16/' "examples/$s.yaml" > "$OUT/$s.yaml"
   rm -rf "$OUT/run-$s"
   t0=$SECONDS
-  timeout 200 build-gpu/bin/fleetsweep run \
-    "$OUT/$s.yaml" --workers 1 --out "$OUT/run-$s" > "$OUT/run-$s.txt" 2>&1
+  timeout 150 build-gpu/bin/fleetsweep run \
+    "$OUT/$s.yaml" --workers 1 --devices 0 --out "$OUT/run-$s" > "$OUT/run-$s.txt" 2>&1
   echo "  $s rc=$? $((SECONDS - t0)) s wall"
   tail -25 "$OUT/run-$s.txt"
 done
+
+step "Triton prefix-prefill sweep (worker/harness, compiled-kernel fingerprints), 4 workers on GPU 0"
+sed 's/repetitions: {min: 3, max: 8/repetitions: {min: 3, max: 3/' examples/triton-prefix-prefill.yaml \
+  > "$OUT/triton-prefix-prefill.yaml"
+rm -rf "$OUT/run-triton"
+t0=$SECONDS
+timeout 280 build-gpu/bin/fleetsweep run "$OUT/triton-prefix-prefill.yaml" --workers 4 --devices 0 \
+  --out "$OUT/run-triton" > "$OUT/run-triton.txt" 2>&1
+echo "  triton rc=$? $((SECONDS - t0)) s wall"
+tail -40 "$OUT/run-triton.txt"
+rm -rf "$OUT"/run-*/store 2>/dev/null
+fi  # PART 2
 
 step "summary"
 python3 - "$OUT" <<'PY' | tee "$OUT/summary.txt"
