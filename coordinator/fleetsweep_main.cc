@@ -24,13 +24,6 @@ namespace {
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
-std::string SelfDir() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string p(buf, n);
-  return p.substr(0, p.find_last_of('/'));
-}
 
 bool MakeDirs(const std::string& path) {
   std::string cur;
@@ -113,7 +106,7 @@ int main(int argc, char** argv) {
   LocalWorkerOptions lw;
   lw.count = workers;
   lw.slots_per_worker = slots;
-  lw.worker_binary = SelfDir() + "/fleetsweep-worker";
+  lw.worker_binary = fleetsweep::SelfDir() + "/fleetsweep-worker";
   lw.log_dir = out + "/logs";
   lw.extra_args = worker_args;
   lw.devices = devices;

@@ -1,7 +1,6 @@
 #include "coordinator/zap.h"
 
 #include <chrono>
-#include <fstream>
 #include <vector>
 #include <zmq.hpp>
 
@@ -9,29 +8,10 @@
 
 namespace fleetsweep {
 
-static std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
 Status ZapAuthenticator::Start(const std::string& file) {
-  std::ifstream in(file);
-  if (!in) return Status::InvalidArgument(file + ": cannot read the authorised-keys file");
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    ++n;
-    line = Trim(line);
-    if (line.empty() || line[0] == '#') continue;
-    uint8_t bin[32];
-    if (line.size() != 40 || zmq_z85_decode(bin, line.c_str()) == nullptr) {
-      return Status::InvalidArgument(file + ":" + std::to_string(n) +
-                                     ": expected a 40-character Z85 public key");
-    }
-    keys_.insert(std::string(reinterpret_cast<char*>(bin), 32));
-  }
+  auto keys = ReadKeyLines(file);
+  if (!keys.ok()) return keys.status().WithContext("authorised keys");
+  for (const auto& k : *keys) keys_.insert(DecodeZ85Key(k));
   thread_ = std::thread([this] { Loop(); });
   while (!ready_.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   spdlog::info("curve: {} authorised worker keys loaded from {}", keys_.size(), file);

@@ -19,13 +19,6 @@ namespace {
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
-std::string SelfDir() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string p(buf, n);
-  return p.substr(0, p.find_last_of('/'));
-}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -119,7 +112,7 @@ int main(int argc, char** argv) {
     o.metrics = metrics.get();
     spdlog::info("metrics on port {}", exposer->port());
   }
-  o.worker_bin_dir = SelfDir();
+  o.worker_bin_dir = fleetsweep::SelfDir();
   signal(SIGINT, OnSignal);
   signal(SIGTERM, OnSignal);
   signal(SIGPIPE, SIG_IGN);

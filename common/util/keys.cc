@@ -1,6 +1,7 @@
 #include "common/util/keys.h"
 
 #include <sys/stat.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include <fstream>
@@ -14,9 +15,10 @@ static std::string Trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
-StatusOr<std::string> ReadKeyFile(const std::string& path) {
+StatusOr<std::vector<std::string>> ReadKeyLines(const std::string& path) {
   std::ifstream in(path);
   if (!in) return Status::InvalidArgument(path + ": cannot read key file");
+  std::vector<std::string> keys;
   std::string line;
   int n = 0;
   while (std::getline(in, line)) {
@@ -28,9 +30,29 @@ StatusOr<std::string> ReadKeyFile(const std::string& path) {
       return Status::InvalidArgument(path + ":" + std::to_string(n) +
                                      ": expected a 40-character Z85 CurveZMQ key");
     }
-    return line;
+    keys.push_back(line);
   }
-  return Status::InvalidArgument(path + ": no key found");
+  return keys;
+}
+
+StatusOr<std::string> ReadKeyFile(const std::string& path) {
+  FS_ASSIGN_OR_RETURN(std::vector<std::string> keys, ReadKeyLines(path));
+  if (keys.empty()) return Status::InvalidArgument(path + ": no key found");
+  return keys.front();
+}
+
+std::string DecodeZ85Key(const std::string& z85) {
+  uint8_t bin[32];
+  if (z85.size() != 40 || zmq_z85_decode(bin, z85.c_str()) == nullptr) return "";
+  return std::string(reinterpret_cast<char*>(bin), 32);
+}
+
+std::string SelfDir() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  std::string p(buf, static_cast<size_t>(n));
+  return p.substr(0, p.find_last_of('/'));
 }
 
 StatusOr<std::string> PublicKeyFromSecret(const std::string& secret_z85) {
