@@ -32,7 +32,9 @@ class Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status InvalidArgument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status Unavailable(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
@@ -101,28 +103,29 @@ class StatusOr {
   std::optional<T> value_;
 };
 
-#define FS_RETURN_IF_ERROR(expr)           \
-  do {                                     \
-    ::fleetsweep::Status _fs_st = (expr);  \
-    if (!_fs_st.ok()) return _fs_st;       \
+#define FS_RETURN_IF_ERROR(expr)          \
+  do {                                    \
+    ::fleetsweep::Status _fs_st = (expr); \
+    if (!_fs_st.ok()) return _fs_st;      \
   } while (0)
 
 #define FS_CONCAT_INNER(a, b) a##b
 #define FS_CONCAT(a, b) FS_CONCAT_INNER(a, b)
-#define FS_ASSIGN_OR_RETURN(lhs, expr) FS_ASSIGN_OR_RETURN_IMPL(FS_CONCAT(_fs_so_, __LINE__), lhs, expr)
+#define FS_ASSIGN_OR_RETURN(lhs, expr) \
+  FS_ASSIGN_OR_RETURN_IMPL(FS_CONCAT(_fs_so_, __LINE__), lhs, expr)
 #define FS_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
   auto tmp = (expr);                             \
   if (!tmp.ok()) return tmp.status();            \
   lhs = std::move(tmp).value()
 
 // Crash on a broken invariant (never for bad input).
-#define FS_CHECK(cond)                                                                        \
-  do {                                                                                        \
-    if (!(cond)) {                                                                            \
+#define FS_CHECK(cond)                                                                         \
+  do {                                                                                         \
+    if (!(cond)) {                                                                             \
       std::cerr << "fleetsweep: CHECK failed at " << __FILE__ << ":" << __LINE__ << ": " #cond \
-                << std::endl;                                                                 \
-      std::abort();                                                                           \
-    }                                                                                         \
+                << std::endl;                                                                  \
+      std::abort();                                                                            \
+    }                                                                                          \
   } while (0)
 
 }  // namespace fleetsweep

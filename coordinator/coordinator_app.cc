@@ -2,26 +2,26 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <map>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <random>
 
 #include "common/metrics/coordinator_metrics.h"
 #include "common/metrics/exposer.h"
 #include "common/space/spec.h"
+#include "common/stats/bootstrap.h"
 #include "common/store/store.h"
 #include "coordinator/aggregator.h"
 #include "coordinator/report/report.h"
 #include "coordinator/results_writer.h"
 #include "coordinator/robust.h"
 #include "coordinator/timed_store.h"
-#include "common/stats/bootstrap.h"
-#include <algorithm>
 #include "spdlog/spdlog.h"
 
 namespace fleetsweep {
@@ -34,9 +34,12 @@ double Now() {
 
 std::string FormatSeconds(double s) {
   char b[32];
-  if (s < 120) std::snprintf(b, sizeof b, "%.0fs", s);
-  else if (s < 7200) std::snprintf(b, sizeof b, "%.0fm%02.0fs", std::floor(s / 60), std::fmod(s, 60));
-  else std::snprintf(b, sizeof b, "%.1fh", s / 3600);
+  if (s < 120)
+    std::snprintf(b, sizeof b, "%.0fs", s);
+  else if (s < 7200)
+    std::snprintf(b, sizeof b, "%.0fm%02.0fs", std::floor(s / 60), std::fmod(s, 60));
+  else
+    std::snprintf(b, sizeof b, "%.1fh", s / 3600);
   return b;
 }
 
@@ -130,7 +133,8 @@ void UpdateMetrics(const Scheduler& s, CoordinatorMetrics* m, Progress* last, do
 
 // Every few seconds during the sweep: aggregate what is stored so far and publish node effects and
 // audit verdicts (bounded: skipped for very large sweeps, where it runs only at the end).
-void PublishAudits(const SweepSpec& spec, ResultStore* store, CoordinatorMetrics* m, uint64_t seed) {
+void PublishAudits(const SweepSpec& spec, ResultStore* store, CoordinatorMetrics* m,
+                   uint64_t seed) {
   if (!m) return;
   auto n = store->CountAttempts(spec.name);
   if (!n.ok() || *n == 0 || *n > 200000) return;
@@ -279,7 +283,8 @@ int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
     std::cerr << "fleetsweep: no configuration succeeded: the sweep's result is invalid\n";
     return 4;
   }
-  if (!result.valid) {  // the honest-measurement audit refused the result (docs/honest-measurement.md)
+  if (!result.valid) {  // the honest-measurement audit refused the result
+                        // (docs/honest-measurement.md)
     std::cerr << "fleetsweep: the sweep's result is INVALID and no speedup can be claimed from it:";
     for (const auto& why : result.invalid_reasons) std::cerr << "\n  " << why;
     std::cerr << "\n";

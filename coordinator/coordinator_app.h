@@ -17,11 +17,11 @@ namespace fleetsweep {
 
 struct SweepRunOptions {
   std::string spec_path;
-  std::string store_url;          // "redis://..." or "file:DIR"
+  std::string store_url;  // "redis://..." or "file:DIR"
   ServerOptions server;
   SchedulerOptions scheduler;
-  int metrics_port = -1;          // -1 off, 0 pick a free port
-  std::string out_dir;            // write results.json/csv/summary.txt here at the end
+  int metrics_port = -1;  // -1 off, 0 pick a free port
+  std::string out_dir;    // write results.json/csv/summary.txt here at the end
   bool progress = true;
   // Called on the serving thread about every 100 ms, after the coordinator has bound; receives
   // the bound endpoint. Used by `fleetsweep run` to start and supervise local workers.

@@ -22,7 +22,8 @@ int main(int argc, char** argv) {
   bool insecure = false;
   o.server.bind = "tcp://*:5555";
   app.add_option("--spec", o.spec_path, "sweep spec (YAML)")->required();
-  app.add_option("--redis", redis, "result store: redis://[user:password@]host:port[/db] or file:DIR")
+  app.add_option("--redis", redis,
+                 "result store: redis://[user:password@]host:port[/db] or file:DIR")
       ->required();
   app.add_option("--bind", o.server.bind, "ZeroMQ endpoint to bind");
   app.add_option("--metrics-port", o.metrics_port, "Prometheus port (0 = pick a free one)");
@@ -33,7 +34,8 @@ int main(int argc, char** argv) {
   app.add_option("--heartbeat", o.scheduler.heartbeat_seconds, "worker heartbeat interval");
   app.add_option("--out", o.out_dir, "write results.json/csv here when the sweep finishes");
   app.add_flag("--exit-when-done", o.server.exit_when_done, "exit when the sweep is finished");
-  app.add_flag("--no-progress", [&](int64_t) { o.progress = false; }, "no progress line");
+  app.add_flag(
+      "--no-progress", [&](int64_t) { o.progress = false; }, "no progress line");
   app.add_option("--curve-secret-key", secret_key_file, "coordinator's secret key file");
   app.add_option("--authorized-keys", authorized_keys, "file of authorised worker public keys");
   app.add_flag("--insecure", insecure, "plain TCP without CurveZMQ");
@@ -55,9 +57,10 @@ int main(int argc, char** argv) {
     o.server.curve.secret_key_z85 = *secret;
     o.server.curve.authorized_keys_file = authorized_keys;
   } else {
-    spdlog::warn("--insecure: workers are not authenticated; anyone who reaches {} can take "
-                 "work and report results",
-                 o.server.bind);
+    spdlog::warn(
+        "--insecure: workers are not authenticated; anyone who reaches {} can take "
+        "work and report results",
+        o.server.bind);
   }
   signal(SIGINT, OnSignal);
   signal(SIGTERM, OnSignal);

@@ -24,7 +24,6 @@ namespace {
 std::atomic<bool> g_stop{false};
 void OnSignal(int) { g_stop.store(true); }
 
-
 bool MakeDirs(const std::string& path) {
   std::string cur;
   for (size_t i = 0; i <= path.size(); ++i) {
@@ -54,7 +53,8 @@ int main(int argc, char** argv) {
   run->add_option("--slots", slots, "slots per worker")->check(CLI::Range(1, 64));
   run->add_option("--out", out, "output directory (store, results, logs)")->required();
   run->add_option("--metrics-port", metrics_port, "coordinator Prometheus port (0 = any)");
-  run->add_option("--worker-timeout", worker_timeout, "seconds of silence before a worker's "
+  run->add_option("--worker-timeout", worker_timeout,
+                  "seconds of silence before a worker's "
                   "leases are reassigned");
   run->add_option("--worker-arg", worker_args, "extra argument for every worker (repeatable)");
   std::vector<std::string> devices;
@@ -123,8 +123,8 @@ int main(int argc, char** argv) {
   bool started = false;
   o.on_bound = [&](const std::string& endpoint, int total, bool finished) -> Status {
     if (finished) {
-      std::cerr << "fleetsweep: all " << total
-                << " configurations already finished in " << out << " (resumed)\n";
+      std::cerr << "fleetsweep: all " << total << " configurations already finished in " << out
+                << " (resumed)\n";
       return Status::Ok();
     }
     started = true;

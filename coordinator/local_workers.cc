@@ -21,21 +21,20 @@ Status LocalWorkers::StartAll(const std::string& endpoint) {
 }
 
 Status LocalWorkers::Start(int i) {
-  std::vector<std::string> args = {options_.worker_binary,
-                                   "--coordinator",
-                                   endpoint_,
-                                   "--slots",
-                                   std::to_string(options_.slots_per_worker),
-                                   "--insecure",
-                                   "--exit-when-finished",
-                                   "--give-up-after",
-                                   "60",
-                                   "--node",
-                                   "local-" + std::to_string(i),
-                                   "--devices",
-                                   options_.devices.empty()
-                                       ? std::to_string(i)
-                                       : options_.devices[i % options_.devices.size()]};
+  std::vector<std::string> args = {
+      options_.worker_binary,
+      "--coordinator",
+      endpoint_,
+      "--slots",
+      std::to_string(options_.slots_per_worker),
+      "--insecure",
+      "--exit-when-finished",
+      "--give-up-after",
+      "60",
+      "--node",
+      "local-" + std::to_string(i),
+      "--devices",
+      options_.devices.empty() ? std::to_string(i) : options_.devices[i % options_.devices.size()]};
   for (const auto& a : options_.extra_args) args.push_back(a);
   std::string log = options_.log_dir + "/worker-" + std::to_string(i) + ".log";
   pid_t pid = fork();
@@ -89,8 +88,10 @@ void LocalWorkers::StopAll(double grace) {
     for (auto& p : pids_) {
       if (p <= 0) continue;
       int st;
-      if (waitpid(p, &st, WNOHANG) == p) p = -1;
-      else ++n;
+      if (waitpid(p, &st, WNOHANG) == p)
+        p = -1;
+      else
+        ++n;
     }
     return n;
   };

@@ -161,8 +161,7 @@ void Scheduler::Reevaluate(int index) {
     if (c.record.state() == v1::CONFIG_STATE_INFEASIBLE) {
       spdlog::warn("configuration {} ({}) is infeasible: {} failures, last {}: {}",
                    c.record.config_key(), ConfigToString(c.params), c.record.failures(),
-                   v1::FailureClass_Name(c.record.last_failure()),
-                   c.record.last_failure_detail());
+                   v1::FailureClass_Name(c.record.last_failure()), c.record.last_failure_detail());
     }
   }
   if (NeedsWork(c)) MarkReady(index);
@@ -369,9 +368,15 @@ Progress Scheduler::GetProgress() const {
         ++p.done;
         if (c.record.eliminated()) ++p.eliminated;
         break;
-      case v1::CONFIG_STATE_INFEASIBLE: ++p.infeasible; break;
-      case v1::CONFIG_STATE_LEASED: ++p.leased; break;
-      default: ++p.pending; break;
+      case v1::CONFIG_STATE_INFEASIBLE:
+        ++p.infeasible;
+        break;
+      case v1::CONFIG_STATE_LEASED:
+        ++p.leased;
+        break;
+      default:
+        ++p.pending;
+        break;
     }
   }
   p.workers = static_cast<int64_t>(workers_.size());
@@ -475,8 +480,8 @@ void Scheduler::Race() {
     ConfigState& c = configs_[i];
     if (c.ok_attempts < first_round || c.primary.empty()) continue;
     UpdateCi(&c);
-    if (leader < 0 || (minimize ? c.median < configs_[leader].median
-                                : c.median > configs_[leader].median)) {
+    if (leader < 0 ||
+        (minimize ? c.median < configs_[leader].median : c.median > configs_[leader].median)) {
       leader = static_cast<int>(i);
     }
   }

@@ -38,9 +38,9 @@ struct SchedulerOptions {
   double worker_timeout_seconds = 10;  // a worker silent this long loses its leases
   double lease_grace_seconds = 30;     // lease deadline = executor timeout + this
   double heartbeat_seconds = 1;
-  int reference_every = 25;            // re-measure the reference after this many leases per node
-  uint64_t seed = 1;                   // bootstrap seed for the adaptive-repetition CI
-  std::string epoch;                   // unique per coordinator start; part of lease ids
+  int reference_every = 25;  // re-measure the reference after this many leases per node
+  uint64_t seed = 1;         // bootstrap seed for the adaptive-repetition CI
+  std::string epoch;         // unique per coordinator start; part of lease ids
   // Observers (optional), called on the scheduler's thread.
   std::function<void(const v1::Attempt&)> on_attempt_counted;
   std::function<void(const v1::Lease&)> on_lease_granted;
@@ -52,7 +52,7 @@ struct ConfigState {
   v1::ConfigRecord record;
   int ok_attempts = 0;
   int inflight = 0;
-  std::vector<double> primary;  // primary-metric samples of counted ok attempts
+  std::vector<double> primary;                 // primary-metric samples of counted ok attempts
   double ci_low = 0, ci_high = 0, median = 0;  // cached when primary changes (racing)
   size_t ci_n = 0;
   std::map<int, int> failure_counts;  // FailureClass -> count

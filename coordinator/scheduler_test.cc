@@ -220,7 +220,8 @@ parameters:
   A: {values: [1, 2, 3, 4, 5, 6]}
 repetitions: {min: 3, max: 8, target_rel_ci: 0.0001}
 metrics: [{name: t, goal: minimize}]
-search: {strategy: )") + strategy + "}\n";
+search: {strategy: )") +
+                     strategy + "}\n";
   auto spec = ParseSpecText(text, "race.yaml");
   EXPECT_TRUE(spec.ok()) << spec.status().ToString();
   auto store = FileStore::Open(dir);
@@ -278,7 +279,8 @@ parameters:
   A: {values: [1, 2, 3, 4]}
   B: {values: [1, 2, 3, 4]}
 metrics: [{name: t, goal: minimize}]
-search: {strategy: )" + strategy + ", budget: 4, seed: 7}\n";
+search: {strategy: )" + strategy +
+                       ", budget: 4, seed: 7}\n";
     auto spec = ParseSpecText(text, "s.yaml");
     ASSERT_TRUE(spec.ok()) << spec.status().ToString();
     auto store = FileStore::Open(d->Join(strategy));

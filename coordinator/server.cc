@@ -62,8 +62,7 @@ static std::string Wrap(v1::Envelope env, const std::string& sender) {
   return EncodeEnvelope(std::move(env));
 }
 
-void CoordinatorServer::Handle(const std::string& rid, const void* data, size_t size,
-                               double now) {
+void CoordinatorServer::Handle(const std::string& rid, const void* data, size_t size, double now) {
   auto decoded = DecodeEnvelope(data, size);
   if (!decoded.ok()) {
     if (++rejected_ <= 20 || rejected_ % 1000 == 0) {
@@ -114,8 +113,7 @@ void CoordinatorServer::Handle(const std::string& rid, const void* data, size_t 
       return;
     }
     default:
-      out.mutable_reject()->set_reason(std::string("unexpected message kind ") +
-                                       EnvelopeKind(in));
+      out.mutable_reject()->set_reason(std::string("unexpected message kind ") + EnvelopeKind(in));
       Send(rid, Wrap(out, "coordinator"));
       return;
   }

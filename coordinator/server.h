@@ -26,15 +26,15 @@ namespace fleetsweep {
 
 struct CurveServerOptions {
   bool enabled = false;
-  std::string secret_key_z85;             // the coordinator's secret key (40 chars)
-  std::string authorized_keys_file;       // one Z85 public key per line ('#' comments)
+  std::string secret_key_z85;        // the coordinator's secret key (40 chars)
+  std::string authorized_keys_file;  // one Z85 public key per line ('#' comments)
 };
 
 struct ServerOptions {
   std::string bind = "tcp://127.0.0.1:0";
   CurveServerOptions curve;
-  bool exit_when_done = false;   // return from Serve once finished and workers were told
-  double drain_seconds = 15;     // after finishing, wait this long at most for running leases
+  bool exit_when_done = false;  // return from Serve once finished and workers were told
+  double drain_seconds = 15;    // after finishing, wait this long at most for running leases
 };
 
 class CoordinatorServer {

@@ -46,8 +46,9 @@ void ZapAuthenticator::Loop() {
         ok = keys_.count(frames[6].to_string()) > 0;
       }
       (ok ? allowed_ : denied_)++;
-      if (!ok) spdlog::warn("curve: refused a connection from {} (key not authorised)",
-                            frames.size() > 3 ? frames[3].to_string() : "?");
+      if (!ok)
+        spdlog::warn("curve: refused a connection from {} (key not authorised)",
+                     frames.size() > 3 ? frames[3].to_string() : "?");
       rep.send(zmq::str_buffer("1.0"), zmq::send_flags::sndmore);
       rep.send(zmq::buffer(request_id), zmq::send_flags::sndmore);
       rep.send(zmq::buffer(std::string(ok ? "200" : "400")), zmq::send_flags::sndmore);

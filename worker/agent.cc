@@ -296,12 +296,14 @@ Status WorkerAgent::Run(const std::atomic<bool>& stop) {
       if (options_.store != nullptr) {
         auto put = options_.store->PutAttempt(r.lease.sweep(), a);
         if (!put.ok()) {
-          spdlog::warn("worker: store: {} (the coordinator will store it)",
-                       put.status().message());
+          spdlog::warn("worker: store: {} (the coordinator will store it)", put.status().message());
         } else {
-          nlohmann::json ev = {{"type", "attempt"},   {"config_key", a.config_key()},
-                               {"attempt_id", a.attempt_id()}, {"node", a.node()},
-                               {"ok", a.ok()},        {"samples", a.samples_size()},
+          nlohmann::json ev = {{"type", "attempt"},
+                               {"config_key", a.config_key()},
+                               {"attempt_id", a.attempt_id()},
+                               {"node", a.node()},
+                               {"ok", a.ok()},
+                               {"samples", a.samples_size()},
                                {"failure", v1::FailureClass_Name(a.failure_class())}};
           (void)options_.store->AppendEvent(r.lease.sweep(), ev.dump());
         }
@@ -338,8 +340,8 @@ Status WorkerAgent::Run(const std::atomic<bool>& stop) {
       }
     }
     // 4. Ask for work for free slots.
-    int free_slots = options_.slots - static_cast<int>(running.size()) -
-                     static_cast<int>(queued.size());
+    int free_slots =
+        options_.slots - static_cast<int>(running.size()) - static_cast<int>(queued.size());
     if (pending_request > 0 && t - request_sent > 2.0) pending_request = 0;
     if (acked && !finished && free_slots > 0 && pending_request == 0 && t >= no_work_until) {
       v1::Envelope e;

@@ -35,17 +35,17 @@ struct AgentOptions {
   int slots = 1;
   std::vector<std::string> devices;  // one per slot (cycled); default 0..slots-1
   std::string device_env = "CUDA_VISIBLE_DEVICES";
-  std::string node;        // default: hostname
-  std::string worker_id;   // default: node-pid-random
-  std::string platform;    // e.g. "bi-v100", "cuda", "cpu"
+  std::string node;                   // default: hostname
+  std::string worker_id;              // default: node-pid-random
+  std::string platform;               // e.g. "bi-v100", "cuda", "cpu"
   std::string platform_surface_file;  // exported to executions as FLEETSWEEP_PLATFORM_SURFACE
   std::vector<std::string> allow_exec;
-  std::string worker_bin_dir;         // {FLEETSWEEP_BIN}
-  bool exit_when_finished = false;    // exit on Shutdown / NoWork(sweep_finished)
-  double give_up_after_seconds = 0;   // 0: keep trying to reach the coordinator forever
+  std::string worker_bin_dir;        // {FLEETSWEEP_BIN}
+  bool exit_when_finished = false;   // exit on Shutdown / NoWork(sweep_finished)
+  double give_up_after_seconds = 0;  // 0: keep trying to reach the coordinator forever
   CurveClientOptions curve;
-  ResultStore* store = nullptr;       // cluster mode: attempts stored here first
-  WorkerMetrics* metrics = nullptr;   // optional
+  ResultStore* store = nullptr;      // cluster mode: attempts stored here first
+  WorkerMetrics* metrics = nullptr;  // optional
 };
 
 class WorkerAgent {

@@ -1,11 +1,11 @@
 // fleetsweep-worker: flags and wiring only; the agent lives in worker/agent.cc.
 #include <signal.h>
 #include <unistd.h>
+#include <zmq.h>
 
 #include <atomic>
 #include <climits>
 #include <iostream>
-#include <zmq.h>
 
 #include "CLI/CLI.hpp"
 #include "common/metrics/exposer.h"
@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
   app.add_option("--coordinator", o.coordinator, "coordinator endpoint, tcp://HOST:PORT")
       ->required();
   app.add_option("--redis", redis, "result store URL (redis://[user:password@]host:port)");
-  app.add_option("--slots", o.slots, "parallel executions (one per GPU)")->check(CLI::Range(1, 1024));
+  app.add_option("--slots", o.slots, "parallel executions (one per GPU)")
+      ->check(CLI::Range(1, 1024));
   app.add_option("--devices", devices, "comma-separated device ids, one per slot (default 0..N-1)");
   app.add_option("--device-env", o.device_env, "variable that pins a slot to its device");
   app.add_option("--node", o.node, "node name (default: hostname)");
@@ -83,9 +84,10 @@ int main(int argc, char** argv) {
   } else if (o.coordinator.rfind("tcp://127.", 0) != 0 &&
              o.coordinator.rfind("tcp://localhost", 0) != 0 &&
              o.coordinator.rfind("ipc://", 0) != 0) {
-    spdlog::warn("--insecure: talking to {} over plain TCP; anyone on the network can "
-                 "impersonate the coordinator",
-                 o.coordinator);
+    spdlog::warn(
+        "--insecure: talking to {} over plain TCP; anyone on the network can "
+        "impersonate the coordinator",
+        o.coordinator);
   }
 
   std::unique_ptr<ResultStore> store;

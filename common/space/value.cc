@@ -38,10 +38,14 @@ Value Value::FromText(const std::string& text) {
 
 double Value::as_double() const {
   switch (type()) {
-    case Type::kInt: return static_cast<double>(std::get<int64_t>(v_));
-    case Type::kDouble: return std::get<double>(v_);
-    case Type::kBool: return std::get<bool>(v_) ? 1.0 : 0.0;
-    case Type::kString: break;
+    case Type::kInt:
+      return static_cast<double>(std::get<int64_t>(v_));
+    case Type::kDouble:
+      return std::get<double>(v_);
+    case Type::kBool:
+      return std::get<bool>(v_) ? 1.0 : 0.0;
+    case Type::kString:
+      break;
   }
   FS_CHECK(false && "as_double on a string Value");
   return 0;
@@ -49,7 +53,8 @@ double Value::as_double() const {
 
 std::string Value::ToString() const {
   switch (type()) {
-    case Type::kInt: return std::to_string(std::get<int64_t>(v_));
+    case Type::kInt:
+      return std::to_string(std::get<int64_t>(v_));
     case Type::kDouble: {
       double d = std::get<double>(v_);
       char buf[64];
@@ -59,18 +64,24 @@ std::string Value::ToString() const {
       }
       return buf;
     }
-    case Type::kBool: return std::get<bool>(v_) ? "true" : "false";
-    case Type::kString: return std::get<std::string>(v_);
+    case Type::kBool:
+      return std::get<bool>(v_) ? "true" : "false";
+    case Type::kString:
+      return std::get<std::string>(v_);
   }
   return "";
 }
 
 const char* Value::TypeName() const {
   switch (type()) {
-    case Type::kInt: return "int";
-    case Type::kDouble: return "float";
-    case Type::kBool: return "bool";
-    case Type::kString: return "string";
+    case Type::kInt:
+      return "int";
+    case Type::kDouble:
+      return "float";
+    case Type::kBool:
+      return "bool";
+    case Type::kString:
+      return "string";
   }
   return "?";
 }

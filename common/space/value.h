@@ -20,11 +20,11 @@ class Value {
   enum class Type { kInt, kDouble, kBool, kString };
 
   Value() : v_(int64_t{0}) {}
-  Value(int64_t i) : v_(i) {}        // NOLINT(runtime/explicit)
-  Value(int i) : v_(int64_t{i}) {}   // NOLINT(runtime/explicit)
-  Value(double d);                   // NOLINT(runtime/explicit) integral doubles become ints
-  Value(bool b) : v_(b) {}           // NOLINT(runtime/explicit)
-  Value(std::string s) : v_(std::move(s)) {}  // NOLINT(runtime/explicit)
+  Value(int64_t i) : v_(i) {}       // NOLINT(runtime/explicit)
+  Value(int i) : v_(int64_t{i}) {}  // NOLINT(runtime/explicit)
+  Value(double d);                  // NOLINT(runtime/explicit) integral doubles become ints
+  Value(bool b) : v_(b) {}          // NOLINT(runtime/explicit)
+  Value(std::string s) : v_(std::move(s)) {}    // NOLINT(runtime/explicit)
   Value(const char* s) : v_(std::string(s)) {}  // NOLINT(runtime/explicit)
 
   // Parses YAML-like scalar text: true/false, integers, floats, otherwise a string.

@@ -22,10 +22,9 @@ StatusOr<v1::Envelope> DecodeEnvelope(const void* data, size_t size) {
                                    " bytes is not a valid fleetsweep.v1.Envelope");
   }
   if (env.protocol_version() != kProtocolVersion) {
-    return Status::FailedPrecondition("wire: protocol version " +
-                                      std::to_string(env.protocol_version()) +
-                                      " is not supported (this build speaks " +
-                                      std::to_string(kProtocolVersion) + ")");
+    return Status::FailedPrecondition(
+        "wire: protocol version " + std::to_string(env.protocol_version()) +
+        " is not supported (this build speaks " + std::to_string(kProtocolVersion) + ")");
   }
   if (env.body_case() == v1::Envelope::BODY_NOT_SET) {
     return Status::InvalidArgument("wire: envelope without a body");
@@ -35,17 +34,28 @@ StatusOr<v1::Envelope> DecodeEnvelope(const void* data, size_t size) {
 
 const char* EnvelopeKind(const v1::Envelope& e) {
   switch (e.body_case()) {
-    case v1::Envelope::kHello: return "hello";
-    case v1::Envelope::kHelloAck: return "hello_ack";
-    case v1::Envelope::kWorkRequest: return "work_request";
-    case v1::Envelope::kLease: return "lease";
-    case v1::Envelope::kNoWork: return "no_work";
-    case v1::Envelope::kHeartbeat: return "heartbeat";
-    case v1::Envelope::kResult: return "result";
-    case v1::Envelope::kResultAck: return "result_ack";
-    case v1::Envelope::kReject: return "reject";
-    case v1::Envelope::kShutdown: return "shutdown";
-    case v1::Envelope::BODY_NOT_SET: return "none";
+    case v1::Envelope::kHello:
+      return "hello";
+    case v1::Envelope::kHelloAck:
+      return "hello_ack";
+    case v1::Envelope::kWorkRequest:
+      return "work_request";
+    case v1::Envelope::kLease:
+      return "lease";
+    case v1::Envelope::kNoWork:
+      return "no_work";
+    case v1::Envelope::kHeartbeat:
+      return "heartbeat";
+    case v1::Envelope::kResult:
+      return "result";
+    case v1::Envelope::kResultAck:
+      return "result_ack";
+    case v1::Envelope::kReject:
+      return "reject";
+    case v1::Envelope::kShutdown:
+      return "shutdown";
+    case v1::Envelope::BODY_NOT_SET:
+      return "none";
   }
   return "unknown";
 }

@@ -21,8 +21,9 @@ StatusOr<SweepInputs> LoadSweepInputs(const std::string& dir) {
     return Status::InvalidArgument(path + ": not a JSON object");
   }
   if (in.results.contains("valid") && in.results["valid"] == false) {
-    in.notes.push_back("results.json says the sweep is INVALID (see report.html): the exported "
-                       "values are not defensible");
+    in.notes.push_back(
+        "results.json says the sweep is INVALID (see report.html): the exported "
+        "values are not defensible");
   }
   const std::string store_dir = dir + "/store";
   struct stat st;

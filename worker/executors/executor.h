@@ -22,18 +22,18 @@ namespace fleetsweep {
 
 struct ExecutionRequest {
   std::string sweep;
-  std::string executor_yaml;   // SweepSpec::executor_yaml
-  Config params;               // swept + pinned values
+  std::string executor_yaml;  // SweepSpec::executor_yaml
+  Config params;              // swept + pinned values
   std::string config_key;
   std::string attempt_id;
   int slot = 0;
-  std::string device;                   // e.g. "0"
+  std::string device;                               // e.g. "0"
   std::string device_env = "CUDA_VISIBLE_DEVICES";  // set to `device` in the child
   double timeout_seconds = 600;
   std::vector<std::string> allow_exec;  // empty = anything; else glob patterns of executables
   std::map<std::string, std::string> extra_env;  // e.g. FLEETSWEEP_PLATFORM_SURFACE
-  std::string worker_bin_dir;           // {FLEETSWEEP_BIN}: where fleetsweep binaries live
-  const std::atomic<bool>* cancel = nullptr;  // set by the worker to abort (kills the child)
+  std::string worker_bin_dir;                    // {FLEETSWEEP_BIN}: where fleetsweep binaries live
+  const std::atomic<bool>* cancel = nullptr;     // set by the worker to abort (kills the child)
 };
 
 class Executor {
