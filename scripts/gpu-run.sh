@@ -21,7 +21,7 @@ python3 -c 'import torch, triton; print("torch", torch.__version__, "cuda", torc
   | tee "$OUT/versions.txt"
 
 step "build"
-cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLEETSWEEP_WITH_TORCH=ON \
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLEETSWEEP_WITH_TORCH=ON "-DCMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH" \
   -DFLEETSWEEP_BUILD_TESTS=OFF > "$OUT/cmake.log" 2>&1 || { echo "configure failed"; tail -40 "$OUT/cmake.log"; exit 1; }
 timeout 300 cmake --build build-gpu --target fleetsweep-torch-bench -j "$(nproc)" > "$OUT/build.log" 2>&1 \
   || { echo "build failed"; grep -m 20 -E "error|Error" "$OUT/build.log"; exit 1; }
