@@ -20,7 +20,6 @@
 #include "coordinator/aggregator.h"
 #include "coordinator/report/report.h"
 #include "coordinator/results_writer.h"
-#include "coordinator/robust.h"
 #include "coordinator/timed_store.h"
 #include "spdlog/spdlog.h"
 
@@ -67,8 +66,8 @@ class ProgressLine {
     if (b >= 0) {
       const auto& c = s.configs()[b];
       char bb[300];
-      std::snprintf(bb, sizeof bb, "%.4g %s (%s)", MedianOf(c.primary),
-                    s.spec().primary_metric().unit.c_str(), ConfigToString(c.params).c_str());
+      std::snprintf(bb, sizeof bb, "%.4g %s (%s)", c.median, s.spec().primary_metric().unit.c_str(),
+                    ConfigToString(c.params).c_str());
       best = bb;
     }
     std::snprintf(line, sizeof line,
@@ -114,14 +113,14 @@ void UpdateMetrics(const Scheduler& s, CoordinatorMetrics* m, Progress* last, do
   int b = s.BestIndex();
   if (b >= 0) {
     const auto& c = s.configs()[b];
-    double med = MedianOf(c.primary);
+    double med = c.median;
     auto ci = stats::BootstrapMedianCI(c.primary, 0.95, 1000, 1);
     m->SetBest(s.spec().primary_metric().name, med, ci.ok() ? ci->low : med,
                ci.ok() ? ci->high : med);
   }
   std::vector<std::pair<std::string, double>> top;
   for (const auto& c : s.configs()) {
-    if (!c.primary.empty()) top.emplace_back(c.record.config_key(), MedianOf(c.primary));
+    if (!c.primary.empty()) top.emplace_back(c.record.config_key(), c.median);
   }
   const bool minimize = s.spec().primary_metric().goal == Goal::kMinimize;
   std::sort(top.begin(), top.end(), [&](const auto& x, const auto& y) {

@@ -117,12 +117,15 @@ class Scheduler {
     bool reference_due = true;
   };
 
-  bool NeedsWork(const ConfigState& c) const;
+  bool NeedsWork(ConfigState& c);
+  // True when the CI of c's median is within the spec's target (computed at most once per
+  // sample count: see UpdateCi).
   // search.strategy random / lhs: which expanded configurations the sweep keeps.
   std::vector<bool> SelectSubset(const std::vector<Config>& all) const;
   // racing: stops configurations whose CI is clearly worse than the leader's.
   void Race();
   void UpdateCi(ConfigState* c);
+  bool CiTight(ConfigState* c);
   void Reevaluate(int index);
   void MarkReady(int index);
   v1::Lease MakeLease(int index, const std::string& worker_id, bool reference, double now);
