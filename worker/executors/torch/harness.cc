@@ -22,6 +22,16 @@ namespace fleetsweep::torchbench {
 
 std::string TorchVersionString() { return TORCH_VERSION; }
 
+std::optional<ShapeReader> OpenKernel(const BenchOptions& options, Emitter& out, Env* env) {
+  if (!ResolveEnv(options, out, env)) return std::nullopt;
+  auto shapes = ShapeReader::Make(options, env->cuda);
+  if (!shapes.ok()) {
+    out.Error("invalid_argument", shapes.status().message());
+    return std::nullopt;
+  }
+  return std::move(shapes).value();
+}
+
 bool ResolveEnv(const BenchOptions& options, Emitter& out, Env* env) {
   env->options = &options;
   env->out = &out;
@@ -285,13 +295,9 @@ bool EmitPreamble(const Env& env, const ParamReader& params, const ShapeReader& 
 
 int RunFloors(const BenchOptions& options, Emitter& out) {
   Env env;
-  if (!ResolveEnv(options, out, &env)) return kExitInvalid;
-  auto shapes_or = ShapeReader::Make(options, env.cuda);
-  if (!shapes_or.ok()) {
-    out.Error("invalid_argument", shapes_or.status().message());
-    return kExitInvalid;
-  }
-  ShapeReader shapes = std::move(shapes_or).value();
+  std::optional<ShapeReader> opened = OpenKernel(options, out, &env);
+  if (!opened) return kExitInvalid;
+  ShapeReader shapes = std::move(*opened);
   auto copy_mib = shapes.Get("copy_mib", env.cuda ? 1024 : 64);
   auto mm = shapes.Get("matmul_n", env.cuda ? 8192 : 256);
   if (!copy_mib.ok() || !mm.ok()) {

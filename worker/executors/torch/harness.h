@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,10 @@ struct Env {
 // Resolves --device/--dtype, seeds, sets threads. On failure writes an error line and returns
 // false (invalid_argument: cuda asked but unavailable, or float16 on CPU).
 bool ResolveEnv(const BenchOptions& options, Emitter& out, Env* env);
+
+// The start of every kernel run: ResolveEnv, then the shape reader for that device. On failure
+// the error line is written and std::nullopt returned (the caller exits with kExitInvalid).
+std::optional<ShapeReader> OpenKernel(const BenchOptions& options, Emitter& out, Env* env);
 
 // Executed-operator trace: runs `fn` once with a thread-local RecordFunction callback that feeds
 // every operator name and its inputs' dtypes/shapes/scalars into FNV-1a 64.

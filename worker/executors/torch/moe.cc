@@ -157,13 +157,9 @@ at::Tensor ReferenceMoe(const MoeInputs& in, const MoeShapes& s, at::ScalarType 
 
 int RunFusedMoe(const BenchOptions& options, Emitter& out) {
   Env env;
-  if (!ResolveEnv(options, out, &env)) return kExitInvalid;
-  auto shapes_or = ShapeReader::Make(options, env.cuda);
-  if (!shapes_or.ok()) {
-    out.Error("invalid_argument", shapes_or.status().message());
-    return kExitInvalid;
-  }
-  ShapeReader shapes = std::move(shapes_or).value();
+  std::optional<ShapeReader> opened = OpenKernel(options, out, &env);
+  if (!opened) return kExitInvalid;
+  ShapeReader shapes = std::move(*opened);
   ParamReader params(options, kSurfaceKernel);
   MoeShapes s{};
   MoeTiling t;

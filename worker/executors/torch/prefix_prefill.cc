@@ -128,13 +128,9 @@ at::Tensor ReferencePrefill(const PpInputs& in, const PpShapes& s, at::ScalarTyp
 
 int RunPrefixPrefill(const BenchOptions& options, Emitter& out) {
   Env env;
-  if (!ResolveEnv(options, out, &env)) return kExitInvalid;
-  auto shapes_or = ShapeReader::Make(options, env.cuda);
-  if (!shapes_or.ok()) {
-    out.Error("invalid_argument", shapes_or.status().message());
-    return kExitInvalid;
-  }
-  ShapeReader shapes = std::move(shapes_or).value();
+  std::optional<ShapeReader> opened = OpenKernel(options, out, &env);
+  if (!opened) return kExitInvalid;
+  ShapeReader shapes = std::move(*opened);
   ParamReader params(options, kSurfaceKernel);
   PpShapes s{};
   PpParams p;
