@@ -217,7 +217,7 @@ Status WorkerAgent::Run(const std::atomic<bool>& stop) {
       for (auto& r : running) r->cancel.store(true);
       for (auto& r : running) r->thread.join();
       return Status::Unavailable("worker: no answer from coordinator " + options_.coordinator +
-                                 " within " + std::to_string(options_.give_up_after_seconds) +
+                                 " within " + Value(options_.give_up_after_seconds).ToString() +
                                  " s");
     }
     // 1. Incoming messages.
