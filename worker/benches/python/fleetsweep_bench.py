@@ -1,0 +1,224 @@
+"""fleetsweep_bench: serve a benchmark to fleetsweep, one-shot or as a warm (persistent) session.
+
+Standard library only. Put this file beside your benchmark (fleetsweep installs it beside its
+binaries: ``{FLEETSWEEP_BIN}/fleetsweep_bench.py``) and write three functions::
+
+    import fleetsweep_bench as fsb
+
+    def setup(session):               # once per process; `session`: the session-key parameters
+        return {"device": "cuda"}     # any context object (optional)
+
+    def prepare(ctx, params):         # NOT timed: compile, allocate, build inputs
+        return build_kernel(params)   # anything; handed to run()
+
+    def run(ctx, prepared, params, out):   # the timed part of ONE execution
+        for _ in range(10):
+            out.sample("time_ms", time_it(prepared))
+        out.check(passed=True, max_rel_error=1e-3)
+        out.fingerprint(prepared.binary_hash)
+
+    fsb.serve(run, prepare=prepare, setup=setup)
+
+The same file serves both modes (docs/executors.md, "Sessions"):
+
+* one-shot (the default): parameters come from the FLEETSWEEP_PARAMS environment variable (a JSON
+  object name -> text), or, when run by hand, from ``NAME=VALUE`` arguments; setup, prepare and
+  run happen once and the process exits (status 1 after an error line).
+* persistent (``FLEETSWEEP_SESSION=persistent``): after setup the benchmark prints
+  ``{"fleetsweep": "ready"}`` and then answers requests on stdin, one JSON object per line:
+  ``prepare`` (answered by ``prepared``, or by ``end`` when preparation failed) and ``run``
+  (answered by the protocol lines and ``end``). End of stdin ends the process with status 0.
+
+Errors: raise ``BenchError(cls, detail)`` (or NotImplementedError / an out-of-memory error) to
+report a failed execution and keep the session; any other exception prints its traceback on
+stderr and ends the process with status 1, so the worker classifies the crash and opens a new
+session for the next execution (nothing leaks from a broken process into later executions).
+"""
+
+import json
+import math
+import os
+import sys
+import traceback
+
+__all__ = ["BenchError", "Emitter", "Params", "parse_value", "serve"]
+
+
+class BenchError(Exception):
+    """A failed execution the benchmark understands (cls: not_implemented, out_of_memory,
+    wrong_result, or any other word). The session stays usable."""
+
+    def __init__(self, cls, detail=""):
+        super().__init__(detail or cls)
+        self.cls = cls
+        self.detail = detail
+
+
+def parse_value(text):
+    """A parameter's canonical text as Python: int, float, bool, else the string."""
+    if not isinstance(text, str):
+        return text
+    if text in ("true", "false"):
+        return text == "true"
+    for conv in (int, float):
+        try:
+            return conv(text)
+        except ValueError:
+            pass
+    return text
+
+
+class Params(dict):
+    """Parameter name -> typed value (see parse_value); `text` keeps the canonical texts."""
+
+    def __init__(self, texts):
+        super().__init__({k: parse_value(v) for k, v in texts.items()})
+        self.text = dict(texts)
+
+
+class Emitter:
+    """Writes protocol lines (docs/executors.md) to the real stdout, flushed line by line."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def _emit(self, record):
+        self._stream.write(json.dumps(record, separators=(",", ":")) + "\n")
+        self._stream.flush()
+
+    def sample(self, metric, value=None, values=None):
+        vals = list(values) if values is not None else [value]
+        for v in vals:
+            if not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise BenchError("bad_output", "sample %s is not a finite number: %r" % (metric, v))
+        if values is not None:
+            self._emit({"type": "sample", "metric": metric, "values": vals})
+        else:
+            self._emit({"type": "sample", "metric": metric, "value": vals[0]})
+
+    def fingerprint(self, value):
+        self._emit({"type": "fingerprint", "value": str(value)})
+
+    def check(self, passed, max_rel_error=None, tolerance=None, detail=None):
+        rec = {"type": "check", "passed": bool(passed)}
+        if max_rel_error is not None and math.isfinite(max_rel_error):
+            rec["max_rel_error"] = float(max_rel_error)
+        if tolerance is not None:
+            rec["tolerance"] = float(tolerance)
+        if detail:
+            rec["detail"] = str(detail)
+        self._emit(rec)
+
+    def info(self, key, value):
+        self._emit({"type": "info", "key": str(key), "value": value})
+
+    def error(self, cls, detail=""):
+        self._emit({"type": "error", "class": str(cls), "detail": str(detail)})
+
+    def control(self, kind, attempt_id=None):
+        rec = {"fleetsweep": kind}
+        if attempt_id is not None:
+            rec["attempt_id"] = attempt_id
+        self._emit(rec)
+
+
+def _known_error(exc):
+    """(class, detail) for an exception that leaves the process usable, else None."""
+    if isinstance(exc, BenchError):
+        return exc.cls, exc.detail
+    if isinstance(exc, NotImplementedError):
+        return "not_implemented", str(exc) or "NotImplementedError"
+    name = type(exc).__name__
+    if name == "OutOfMemoryError" or "out of memory" in str(exc).lower():
+        return "out_of_memory", "%s: %s" % (name, str(exc)[:500])
+    return None
+
+
+def _guarded(out, fn, *args):
+    """Calls fn; True and its result, or False after reporting a known error. Unknown exceptions
+    end the process (status 1) with the traceback on stderr."""
+    try:
+        return True, fn(*args)
+    except Exception as exc:  # noqa: BLE001 - classified below
+        known = _known_error(exc)
+        if known is None:
+            traceback.print_exc(file=sys.stderr)
+            sys.stderr.flush()
+            os._exit(1)
+        out.error(*known)
+        return False, None
+
+
+def _params_from_environment(argv):
+    text = os.environ.get("FLEETSWEEP_PARAMS")
+    if text:
+        return json.loads(text)
+    params = {}
+    for arg in argv:
+        if "=" not in arg:
+            sys.exit("usage: %s NAME=VALUE ... (or FLEETSWEEP_PARAMS='{...}')" % sys.argv[0])
+        name, value = arg.split("=", 1)
+        params[name] = value
+    return params
+
+
+def _serve_one_shot(run, prepare, setup, out, argv):
+    params = Params(_params_from_environment(argv))
+    ok, ctx = _guarded(out, setup, params) if setup else (True, None)
+    if ok:
+        ok, prepared = _guarded(out, prepare, ctx, params) if prepare else (True, None)
+    if ok:
+        ok, _ = _guarded(out, run, ctx, prepared, params, out)
+    sys.stdout.flush()
+    return 0 if ok else 1
+
+
+def _serve_persistent(run, prepare, setup, out, stdin):
+    session = Params(json.loads(os.environ.get("FLEETSWEEP_PARAMS") or "{}"))
+    ok, ctx = _guarded(out, setup, session) if setup else (True, None)
+    if not ok:
+        return 1
+    out.control("ready")
+    pending = {}  # attempt id -> (params, prepared)
+    for line in stdin:
+        line = line.strip()
+        if not line:
+            continue
+        request = json.loads(line)
+        kind, attempt = request.get("fleetsweep"), request.get("attempt_id")
+        if kind == "prepare":
+            params = Params(request.get("params") or {})
+            ok, prepared = _guarded(out, prepare, ctx, params) if prepare else (True, None)
+            if ok:
+                pending[attempt] = (params, prepared)
+                out.control("prepared", attempt)
+            else:
+                out.control("end", attempt)
+        elif kind == "run":
+            if attempt not in pending:
+                out.error("bad_request", "run before prepare for %s" % attempt)
+                out.control("end", attempt)
+                continue
+            params, prepared = pending.pop(attempt)
+            _guarded(out, run, ctx, prepared, params, out)
+            out.control("end", attempt)
+        else:
+            out.error("bad_request", "unknown request %r" % kind)
+            out.control("end", attempt)
+    return 0
+
+
+def serve(run, prepare=None, setup=None, argv=None):
+    """Serves the benchmark in the mode FLEETSWEEP_SESSION asks for and exits the process.
+
+    The benchmark's own prints go to stderr while it is served, so that stdout carries only
+    protocol lines."""
+    out = Emitter(sys.stdout)
+    sys.stdout = sys.stderr  # stray print() calls must not interleave with protocol lines
+    argv = sys.argv[1:] if argv is None else argv
+    if os.environ.get("FLEETSWEEP_SESSION") == "persistent":
+        code = _serve_persistent(run, prepare, setup, out, sys.stdin)
+    else:
+        code = _serve_one_shot(run, prepare, setup, out, argv)
+    out._stream.flush()
+    sys.exit(code)
