@@ -31,7 +31,7 @@
 #include <memory>
 #include <string>
 
-#include "worker/executors/exec_spec.h"
+#include "common/exec/exec_spec.h"
 #include "worker/executors/executor.h"
 
 namespace fleetsweep {

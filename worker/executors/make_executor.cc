@@ -3,7 +3,7 @@
 //   type: exec (or no type)  -> ExecExecutor
 //   type: torch              -> the torch section is translated to an exec section (a child
 //                               process running the libtorch kernel runner) by
-//                               TorchSectionToExecYaml (worker/executors/torch_section.h, written
+//                               TorchSectionToExecYaml (common/exec/torch_section.h, written
 //                               by the torch executor), then run by an ExecExecutor. That function
 //                               is linked only when the build defines
 //                               FLEETSWEEP_HAVE_TORCH_SECTION.
@@ -13,7 +13,7 @@
 #include "worker/executors/executor.h"
 
 #ifdef FLEETSWEEP_HAVE_TORCH_SECTION
-#include "worker/executors/torch_section.h"  // StatusOr<std::string> TorchSectionToExecYaml(...)
+#include "common/exec/torch_section.h"  // StatusOr<std::string> TorchSectionToExecYaml(...)
 #endif
 
 namespace fleetsweep {

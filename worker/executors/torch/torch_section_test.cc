@@ -1,4 +1,4 @@
-#include "worker/executors/torch_section.h"
+#include "common/exec/torch_section.h"
 
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>

@@ -1,4 +1,4 @@
-#include "worker/executors/exec_spec.h"
+#include "common/exec/exec_spec.h"
 
 #include <yaml-cpp/yaml.h>
 
