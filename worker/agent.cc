@@ -3,29 +3,29 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include <chrono>
+#include <algorithm>
+#include <cmath>
 #include <deque>
+#include <limits>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <random>
-#include <thread>
-#include <zmq.hpp>
 
 #include "common/space/spec.h"
 #include "common/wire/wire.h"
-#include "nlohmann/json.hpp"
 #include "spdlog/spdlog.h"
-#include "worker/executors/executor.h"
+#include "worker/agent/result_outbox.h"
+#include "worker/agent/slot.h"
+#include "worker/agent/store_writer.h"
+#include "worker/executors/session.h"
 #include "worker/worker_observer.h"
 
 namespace fleetsweep {
 namespace {
 
-double Now() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
+constexpr double kStopCheckSeconds = 0.25;    // longest idle wait: notices *stop (a signal)
+constexpr double kRequestRetrySeconds = 2.0;  // an unanswered work request is asked again
+constexpr double kDrainOnExitSeconds = 5.0;   // wait for acks before exiting when finished
 
 std::string Hostname() {
   char buf[256] = {0};
@@ -33,21 +33,325 @@ std::string Hostname() {
   return buf[0] ? buf : "localhost";
 }
 
-// A lease being executed on a slot thread.
-struct Running {
-  v1::Lease lease;
-  int slot = 0;
-  std::thread thread;
-  std::atomic<bool> cancel{false};
-  std::atomic<bool> done{false};
-  v1::Attempt attempt;
+v1::NodeInfo MakeNodeInfo(const AgentOptions& o) {
+  v1::NodeInfo n;
+  n.set_worker_id(o.worker_id);
+  n.set_node(o.node);
+  n.set_slots(o.slots);
+  for (const auto& d : o.devices) n.add_devices(d);
+  n.set_platform(o.platform);
+  struct utsname u;
+  if (uname(&u) == 0) {
+    (*n.mutable_software())["kernel"] = std::string(u.sysname) + " " + u.release;
+    (*n.mutable_software())["machine"] = u.machine;
+  }
+  (*n.mutable_software())["fleetsweep"] = "0.2.0";
+  (*n.mutable_software())["compiler"] = __VERSION__;
+  return n;
+}
+
+// What the agent knows about one sweep's spec (cached by spec hash for the agent's life:
+// sessions refer to their launcher).
+struct SpecInfo {
+  std::string error;  // non-empty: the spec cannot be run here
+  std::unique_ptr<Launcher> launcher;
+  double timeout = 600;
 };
 
-// What the agent knows about one sweep's spec (cached by spec hash).
-struct SpecInfo {
-  Status status;
-  std::string executor_yaml;
-  double timeout = 600;
+SpecInfo LoadSpec(const v1::Lease& lease) {
+  SpecInfo info;
+  auto parsed = ParseSpecText(lease.spec_yaml(), "<lease " + lease.sweep() + ">");
+  if (!parsed.ok()) {
+    info.error = parsed.status().message();
+    return info;
+  }
+  std::vector<std::string> restart;
+  for (const ParamSpec& p : parsed->params) {
+    if (p.restart) restart.push_back(p.name);
+  }
+  info.timeout = parsed->timeout_seconds;
+  auto launcher = Launcher::Create(parsed->executor_yaml, restart);
+  if (!launcher.ok()) {
+    info.error = launcher.status().message();
+  } else {
+    info.launcher = std::move(launcher).value();
+  }
+  return info;
+}
+
+// One Run() of the agent: the event loop and its state.
+class AgentLoop {
+ public:
+  AgentLoop(const AgentOptions& o, const Clock* clock, zmq::context_t* ctx)
+      : o_(o),
+        clock_(clock),
+        conn_(ctx, ConnectionOptions{o.coordinator, o.worker_id, o.curve, MakeNodeInfo(o)}, clock),
+        observer_(o.metrics, o.node),
+        started_(clock->Now()) {
+    for (int i = 0; i < o.slots; ++i) {
+      slots_.push_back(std::make_unique<Slot>(i, o.devices[i % o.devices.size()], &gates_, &done_));
+    }
+    if (o.store) writer_ = std::make_unique<StoreWriter>(o.store, &stored_);
+  }
+
+  Status Run(const std::atomic<bool>& stop, int64_t* executions) {
+    FS_RETURN_IF_ERROR(conn_.Open());
+    while (!stop.load()) {
+      if (ShouldExit()) break;
+      if (GaveUp()) {
+        return Status::Unavailable("worker: no answer from coordinator " + o_.coordinator +
+                                   " within " + Value(o_.give_up_after_seconds).ToString() + " s");
+      }
+      FS_RETURN_IF_ERROR(Wait());
+      while (auto env = conn_.Receive()) Handle(*env);
+      for (SlotDone& d : done_.TakeAll()) Finished(std::move(d), executions);
+      for (SlotDone& d : stored_.TakeAll()) SendResult(d);
+      Timers();
+    }
+    return Status::Ok();
+  }
+
+ private:
+  int BusySlots() const {
+    int n = 0;
+    for (const auto& s : slots_) n += s->busy() ? 1 : 0;
+    return n;
+  }
+  bool Idle() const {
+    return BusySlots() == 0 && queued_.empty() && (!writer_ || writer_->pending() == 0);
+  }
+
+  bool ShouldExit() {
+    if (!(finished_ && o_.exit_when_finished && Idle())) return false;
+    if (outbox_.empty()) return true;
+    // The coordinator may already be gone: give it a few seconds to acknowledge, then exit (in
+    // cluster mode the attempts are already in the store).
+    const double now = clock_->Now();
+    if (drain_started_ < 0) drain_started_ = now;
+    if (now - drain_started_ <= kDrainOnExitSeconds) return false;
+    spdlog::warn("worker: exiting with {} results unacknowledged{}", outbox_.size(),
+                 o_.store ? " (they are in the store)" : "");
+    return true;
+  }
+
+  bool GaveUp() const {
+    return !conn_.acked() && o_.give_up_after_seconds > 0 &&
+           clock_->Now() - std::max(started_, last_contact_) > o_.give_up_after_seconds;
+  }
+
+  // Sleeps until an event (message, finished execution, finished store write) or the next timer.
+  Status Wait() {
+    const double now = clock_->Now();
+    double next = std::min(conn_.NextTimer(), outbox_.NextDue());
+    if (request_pending_ > 0) next = std::min(next, request_sent_ + kRequestRetrySeconds);
+    if (no_work_until_ > now) next = std::min(next, no_work_until_);
+    if (drain_started_ >= 0) next = std::min(next, drain_started_ + kDrainOnExitSeconds);
+    double wait = std::clamp(next - now, 0.0, kStopCheckSeconds);
+    if (WantWork() && request_pending_ == 0 && no_work_until_ <= now) wait = 0;
+    zmq::pollitem_t items[] = {{static_cast<void*>(conn_.socket()), 0, ZMQ_POLLIN, 0},
+                               {nullptr, done_.fd(), ZMQ_POLLIN, 0},
+                               {nullptr, stored_.fd(), ZMQ_POLLIN, 0}};
+    try {
+      zmq::poll(items, 3, std::chrono::milliseconds(static_cast<long>(std::ceil(wait * 1000))));
+    } catch (const zmq::error_t& e) {
+      if (e.num() != EINTR) return Status::Internal(std::string("worker: poll: ") + e.what());
+    }
+    return Status::Ok();
+  }
+
+  void Handle(const v1::Envelope& env) {
+    last_contact_ = clock_->Now();
+    switch (env.body_case()) {
+      case v1::Envelope::kHelloAck:
+        if (!conn_.coordinator_id().empty() &&
+            conn_.coordinator_id() != env.hello_ack().coordinator_id()) {
+          finished_ = false;  // a new coordinator (e.g. a new sweep): serve it
+        }
+        conn_.OnHelloAck(env.hello_ack());
+        spdlog::info("worker {}: connected to coordinator {}", o_.worker_id,
+                     env.hello_ack().coordinator_id());
+        observer_.Connected(true);
+        request_pending_ = 0;
+        break;
+      case v1::Envelope::kLease:
+        request_pending_ = std::max(0, request_pending_ - 1);
+        finished_ = false;
+        Dispatch(env.lease());
+        break;
+      case v1::Envelope::kNoWork:
+        request_pending_ = 0;
+        no_work_until_ = clock_->Now() + env.no_work().retry_after_seconds();
+        if (env.no_work().sweep_finished()) finished_ = true;
+        break;
+      case v1::Envelope::kResultAck:
+        outbox_.Ack(env.result_ack().lease_id());
+        break;
+      case v1::Envelope::kReject:
+        spdlog::info("worker: coordinator says: {}", env.reject().reason());
+        request_pending_ = 0;
+        conn_.OnReject();
+        break;
+      case v1::Envelope::kShutdown:
+        spdlog::info("worker: coordinator asks to stop: {}", env.shutdown().reason());
+        finished_ = true;
+        break;
+      default:
+        break;
+    }
+  }
+
+  SpecInfo& Spec(const v1::Lease& lease) {
+    auto it = specs_.find(lease.spec_hash());
+    if (it == specs_.end()) it = specs_.emplace(lease.spec_hash(), LoadSpec(lease)).first;
+    return it->second;
+  }
+
+  // A free slot for the lease: one whose open session serves its key, else one without a
+  // session, else any free slot; nullptr when all are busy.
+  Slot* PickSlot(const Launcher* launcher, const Config& params) {
+    Slot* empty = nullptr;
+    Slot* any = nullptr;
+    for (auto& s : slots_) {
+      if (s->busy()) continue;
+      std::optional<SessionKey> key = s->open_key();
+      if (key && s->open_launcher() == launcher && key->Matches(params)) return s.get();
+      if (!key && !empty) empty = s.get();
+      if (!any) any = s.get();
+    }
+    return empty ? empty : any;
+  }
+
+  void Dispatch(const v1::Lease& lease) {
+    SpecInfo& info = Spec(lease);
+    Config params;
+    for (const auto& [k, v] : lease.params()) params[k] = Value::FromText(v);
+    Slot* slot = PickSlot(info.launcher.get(), params);
+    if (slot == nullptr) {
+      queued_.push_back(lease);
+      return;
+    }
+    SlotJob job;
+    job.lease = lease;
+    job.launcher = info.launcher.get();
+    job.spec_error = info.error;
+    ExecutionRequest& req = job.request;
+    req.sweep = lease.sweep();
+    req.params = std::move(params);
+    req.config_key = lease.config_key();
+    req.attempt_id = lease.lease_id();
+    req.slot = slot->index();
+    req.device = slot->device();
+    req.device_env = o_.device_env;
+    req.timeout_seconds = info.timeout;
+    req.allow_exec = o_.allow_exec;
+    if (!o_.platform_surface_file.empty()) {
+      req.extra_env["FLEETSWEEP_PLATFORM_SURFACE"] = o_.platform_surface_file;
+    }
+    req.extra_env["FLEETSWEEP_NODE"] = o_.node;
+    req.extra_env["FLEETSWEEP_PARAMS"] = ParamsJson(req.params);
+    req.worker_bin_dir = o_.worker_bin_dir;
+    slot->Start(std::move(job));
+    observer_.SlotsChanged(BusySlots(), o_.slots);
+  }
+
+  void Finished(SlotDone d, int64_t* executions) {
+    v1::Attempt& a = d.attempt;
+    Slot& slot = *slots_[d.slot];
+    a.set_config_key(d.lease.config_key());
+    a.set_attempt_id(d.lease.lease_id());
+    a.set_worker_id(o_.worker_id);
+    a.set_node(o_.node);
+    a.set_slot(d.slot);
+    a.set_device(slot.device());
+    a.set_reference(d.lease.reference());
+    ++*executions;
+    observer_.Executed(a, d.lease.sweep());
+    slot.MarkIdle();
+    if (writer_) {
+      writer_->Enqueue(std::move(d));
+    } else {
+      SendResult(d);
+    }
+    if (!queued_.empty()) {
+      v1::Lease next = std::move(queued_.front());
+      queued_.pop_front();
+      Dispatch(next);
+    }
+    observer_.SlotsChanged(BusySlots(), o_.slots);
+  }
+
+  void SendResult(SlotDone& d) {
+    v1::Envelope e;
+    e.set_sender_id(o_.worker_id);
+    e.mutable_result()->set_lease_id(d.lease.lease_id());
+    e.mutable_result()->set_sweep(d.lease.sweep());
+    *e.mutable_result()->mutable_attempt() = std::move(d.attempt);
+    std::string bytes = EncodeEnvelope(e);
+    conn_.SendBytes(bytes);
+    outbox_.Add(d.lease.lease_id(), std::move(bytes), clock_->Now());
+  }
+
+  bool WantWork() const {
+    int free_slots =
+        static_cast<int>(slots_.size()) - BusySlots() - static_cast<int>(queued_.size());
+    return conn_.acked() && !finished_ && free_slots > 0;
+  }
+
+  void RequestWork() {
+    const double now = clock_->Now();
+    if (request_pending_ > 0 && now - request_sent_ > kRequestRetrySeconds) request_pending_ = 0;
+    if (!WantWork() || request_pending_ > 0 || now < no_work_until_) return;
+    int free_slots =
+        static_cast<int>(slots_.size()) - BusySlots() - static_cast<int>(queued_.size());
+    v1::Envelope e;
+    e.mutable_work_request()->set_free_slots(free_slots);
+    for (const auto& s : slots_) {
+      if (s->busy()) continue;
+      std::optional<SessionKey> key = s->open_key();
+      if (!key || key->params.empty()) continue;
+      v1::SessionKey* k = e.mutable_work_request()->add_open_sessions();
+      for (const auto& [name, value] : key->params) (*k->mutable_params())[name] = value;
+    }
+    conn_.Send(std::move(e));
+    request_pending_ = free_slots;
+    request_sent_ = now;
+  }
+
+  void Timers() {
+    const double now = clock_->Now();
+    for (const std::string* bytes : outbox_.Due(now)) conn_.SendBytes(*bytes);
+    RequestWork();
+    conn_.Tick([&](v1::Heartbeat* hb) {
+      for (const auto& s : slots_) {
+        if (s->busy()) hb->add_lease_ids(s->lease_id());
+      }
+      for (const auto& l : queued_) hb->add_lease_ids(l.lease_id());
+      hb->set_busy_slots(BusySlots());
+      hb->set_free_slots(std::max(
+          0, static_cast<int>(slots_.size()) - BusySlots() - static_cast<int>(queued_.size())));
+      observer_.HeartbeatAge(now - conn_.last_heard());
+    });
+  }
+
+  const AgentOptions& o_;
+  const Clock* clock_;
+  Connection conn_;
+  WorkerObserver observer_;
+  TimingGates gates_;
+  CompletionQueue done_;                   // slots -> loop
+  CompletionQueue stored_;                 // store writer -> loop
+  std::map<std::string, SpecInfo> specs_;  // by spec hash; outlives the slots' sessions
+  std::vector<std::unique_ptr<Slot>> slots_;
+  std::unique_ptr<StoreWriter> writer_;
+  std::deque<v1::Lease> queued_;  // leases that arrived while every slot was busy
+  ResultOutbox outbox_;
+  const double started_;
+  double last_contact_ = -1e18;
+  double request_sent_ = 0;
+  int request_pending_ = 0;
+  double no_work_until_ = 0;
+  bool finished_ = false;
+  double drain_started_ = -1;
 };
 
 }  // namespace
@@ -66,308 +370,14 @@ WorkerAgent::WorkerAgent(AgentOptions options) : options_(std::move(options)) {
 }
 
 Status WorkerAgent::Run(const std::atomic<bool>& stop) {
+  static const SteadyClock steady;
   zmq::context_t ctx(1);
-  zmq::socket_t sock(ctx, zmq::socket_type::dealer);
-  try {
-    sock.set(zmq::sockopt::routing_id, options_.worker_id);
-    sock.set(zmq::sockopt::linger, 2000);
-    sock.set(zmq::sockopt::reconnect_ivl, 100);
-    sock.set(zmq::sockopt::reconnect_ivl_max, 2000);
-    if (options_.curve.enabled) {
-      sock.set(zmq::sockopt::curve_serverkey, options_.curve.server_public_key_z85);
-      sock.set(zmq::sockopt::curve_publickey, options_.curve.public_key_z85);
-      sock.set(zmq::sockopt::curve_secretkey, options_.curve.secret_key_z85);
-    }
-    sock.connect(options_.coordinator);
-  } catch (const zmq::error_t& e) {
-    return Status::InvalidArgument("worker: cannot connect to " + options_.coordinator + ": " +
-                                   e.what());
-  }
-  WorkerObserver observer(options_.metrics, options_.node);
-
-  auto send = [&](v1::Envelope env) {
-    env.set_sender_id(options_.worker_id);
-    std::string bytes = EncodeEnvelope(std::move(env));
-    try {
-      sock.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
-    } catch (const zmq::error_t& e) {
-      spdlog::warn("worker: send failed: {}", e.what());
-    }
-  };
-  auto hello = [&]() {
-    v1::Envelope e;
-    v1::NodeInfo* n = e.mutable_hello()->mutable_node();
-    n->set_worker_id(options_.worker_id);
-    n->set_node(options_.node);
-    n->set_slots(options_.slots);
-    for (const auto& d : options_.devices) n->add_devices(d);
-    n->set_platform(options_.platform);
-    struct utsname u;
-    if (uname(&u) == 0) {
-      (*n->mutable_software())["kernel"] = std::string(u.sysname) + " " + u.release;
-      (*n->mutable_software())["machine"] = u.machine;
-    }
-    (*n->mutable_software())["fleetsweep"] = "0.1.0";
-    (*n->mutable_software())["compiler"] = __VERSION__;
-    send(e);
-  };
-
-  std::map<std::string, SpecInfo> specs;
-  std::map<std::string, std::unique_ptr<Executor>> executors;  // by spec hash
-  std::vector<std::unique_ptr<Running>> running;
-  std::vector<bool> slot_busy(options_.slots, false);
-  std::deque<v1::Lease> queued;  // leases that arrived while every slot was busy
-  struct Unacked {
-    std::string bytes;
-    double last_sent;
-  };
-  std::map<std::string, Unacked> unacked;
-
-  double hb_interval = 1.0;
-  double last_hb = 0, last_heard = Now(), started = Now(), request_sent = 0;
-  int pending_request = 0;
-  double no_work_until = 0;
-  bool acked = false, finished = false;
-  double drain_started = -1;
-  hello();
-  double last_hello = Now();
-
-  auto start_lease = [&](v1::Lease lease) {
-    int slot = -1;
-    for (int i = 0; i < options_.slots; ++i) {
-      if (!slot_busy[i]) {
-        slot = i;
-        break;
-      }
-    }
-    if (slot < 0) {
-      queued.push_back(std::move(lease));
-      return;
-    }
-    SpecInfo& info = specs[lease.spec_hash()];
-    if (info.executor_yaml.empty() && info.status.ok()) {
-      auto parsed = ParseSpecText(lease.spec_yaml(), "<lease " + lease.sweep() + ">");
-      if (!parsed.ok()) {
-        info.status = parsed.status();
-      } else {
-        info.executor_yaml = parsed->executor_yaml;
-        info.timeout = parsed->timeout_seconds;
-        auto ex = MakeExecutor(info.executor_yaml);
-        if (ex.ok()) {
-          executors[lease.spec_hash()] = std::move(ex).value();
-        } else {
-          info.status = ex.status();
-        }
-      }
-    }
-    slot_busy[slot] = true;
-    auto r = std::make_unique<Running>();
-    r->lease = std::move(lease);
-    r->slot = slot;
-    Running* rp = r.get();
-    Executor* ex = info.status.ok() ? executors[rp->lease.spec_hash()].get() : nullptr;
-    Status spec_status = info.status;
-    ExecutionRequest req;
-    req.sweep = rp->lease.sweep();
-    req.executor_yaml = info.executor_yaml;
-    for (const auto& [k, v] : rp->lease.params()) req.params[k] = Value::FromText(v);
-    req.config_key = rp->lease.config_key();
-    req.attempt_id = rp->lease.lease_id();
-    req.slot = slot;
-    req.device = options_.devices[slot % options_.devices.size()];
-    req.device_env = options_.device_env;
-    req.timeout_seconds = info.timeout;
-    req.allow_exec = options_.allow_exec;
-    if (!options_.platform_surface_file.empty()) {
-      req.extra_env["FLEETSWEEP_PLATFORM_SURFACE"] = options_.platform_surface_file;
-    }
-    req.extra_env["FLEETSWEEP_NODE"] = options_.node;
-    req.worker_bin_dir = options_.worker_bin_dir;
-    req.cancel = &rp->cancel;
-    observer.SlotsChanged(static_cast<int>(running.size()) + 1, options_.slots);
-    rp->thread = std::thread([rp, ex, spec_status, req]() {
-      if (ex != nullptr) {
-        rp->attempt = ex->Run(req);
-      } else {
-        rp->attempt.set_ok(false);
-        rp->attempt.set_failure_class(v1::FAILURE_CLASS_LAUNCH);
-        rp->attempt.set_failure_detail("cannot run this spec: " + spec_status.message());
-      }
-      rp->done.store(true);
-    });
-    running.push_back(std::move(r));
-  };
-
-  while (true) {
-    const double now = Now();
-    if (stop.load()) break;
-    if (finished && options_.exit_when_finished && running.empty()) {
-      if (unacked.empty()) break;
-      // The coordinator may already be gone: give it a few seconds to acknowledge, then exit
-      // (in cluster mode the attempts are already in the store).
-      if (drain_started < 0) drain_started = now;
-      if (now - drain_started > 5.0) {
-        spdlog::warn("worker: exiting with {} results unacknowledged{}", unacked.size(),
-                     options_.store ? " (they are in the store)" : "");
-        break;
-      }
-    }
-    if (!acked && options_.give_up_after_seconds > 0 &&
-        now - started > options_.give_up_after_seconds) {
-      for (auto& r : running) r->cancel.store(true);
-      for (auto& r : running) r->thread.join();
-      return Status::Unavailable("worker: no answer from coordinator " + options_.coordinator +
-                                 " within " + Value(options_.give_up_after_seconds).ToString() +
-                                 " s");
-    }
-    // 1. Incoming messages.
-    zmq::pollitem_t items[] = {{static_cast<void*>(sock), 0, ZMQ_POLLIN, 0}};
-    try {
-      zmq::poll(items, 1, std::chrono::milliseconds(20));
-    } catch (const zmq::error_t& e) {
-      if (e.num() != EINTR) return Status::Internal(std::string("worker: poll: ") + e.what());
-    }
-    while (items[0].revents & ZMQ_POLLIN) {
-      zmq::message_t msg;
-      if (!sock.recv(msg, zmq::recv_flags::dontwait)) break;
-      auto env = DecodeEnvelope(msg.data(), msg.size());
-      if (!env.ok()) {
-        spdlog::warn("worker: ignored a bad message from the coordinator: {}",
-                     env.status().message());
-        continue;
-      }
-      last_heard = Now();
-      switch (env->body_case()) {
-        case v1::Envelope::kHelloAck:
-          acked = true;
-          hb_interval = std::max(0.05, env->hello_ack().heartbeat_interval_seconds());
-          spdlog::info("worker {}: connected to coordinator {}", options_.worker_id,
-                       env->hello_ack().coordinator_id());
-          observer.Connected(true);
-          pending_request = 0;
-          break;
-        case v1::Envelope::kLease:
-          pending_request = std::max(0, pending_request - 1);
-          start_lease(env->lease());
-          break;
-        case v1::Envelope::kNoWork:
-          pending_request = 0;
-          no_work_until = Now() + env->no_work().retry_after_seconds();
-          if (env->no_work().sweep_finished()) finished = true;
-          break;
-        case v1::Envelope::kResultAck:
-          unacked.erase(env->result_ack().lease_id());
-          break;
-        case v1::Envelope::kReject:
-          spdlog::info("worker: coordinator says: {}", env->reject().reason());
-          if (Now() - last_hello > 0.5) {
-            acked = false;
-            pending_request = 0;
-            hello();
-            last_hello = Now();
-          }
-          break;
-        case v1::Envelope::kShutdown:
-          spdlog::info("worker: coordinator asks to stop: {}", env->shutdown().reason());
-          finished = true;
-          break;
-        default:
-          break;
-      }
-    }
-    // 2. Finished executions -> store (cluster mode) -> result.
-    for (size_t i = 0; i < running.size();) {
-      Running& r = *running[i];
-      if (!r.done.load()) {
-        ++i;
-        continue;
-      }
-      r.thread.join();
-      v1::Attempt a = std::move(r.attempt);
-      a.set_config_key(r.lease.config_key());
-      a.set_attempt_id(r.lease.lease_id());
-      a.set_worker_id(options_.worker_id);
-      a.set_node(options_.node);
-      a.set_slot(r.slot);
-      a.set_device(options_.devices[r.slot % options_.devices.size()]);
-      a.set_reference(r.lease.reference());
-      ++executions_;
-      observer.Executed(a, r.lease.sweep());
-      if (options_.store != nullptr) {
-        auto put = options_.store->PutAttempt(r.lease.sweep(), a);
-        if (!put.ok()) {
-          spdlog::warn("worker: store: {} (the coordinator will store it)", put.status().message());
-        } else {
-          nlohmann::json ev = {{"type", "attempt"},
-                               {"config_key", a.config_key()},
-                               {"attempt_id", a.attempt_id()},
-                               {"node", a.node()},
-                               {"ok", a.ok()},
-                               {"samples", a.samples_size()},
-                               {"failure", v1::FailureClass_Name(a.failure_class())}};
-          (void)options_.store->AppendEvent(r.lease.sweep(), ev.dump());
-        }
-      }
-      v1::Envelope e;
-      e.set_sender_id(options_.worker_id);
-      e.mutable_result()->set_lease_id(r.lease.lease_id());
-      e.mutable_result()->set_sweep(r.lease.sweep());
-      *e.mutable_result()->mutable_attempt() = std::move(a);
-      std::string bytes = EncodeEnvelope(e);
-      unacked[r.lease.lease_id()] = Unacked{bytes, Now()};
-      try {
-        sock.send(zmq::buffer(bytes), zmq::send_flags::dontwait);
-      } catch (const zmq::error_t&) {
-      }
-      slot_busy[r.slot] = false;
-      running.erase(running.begin() + i);
-      observer.SlotsChanged(static_cast<int>(running.size()), options_.slots);
-      if (!queued.empty()) {
-        v1::Lease l = std::move(queued.front());
-        queued.pop_front();
-        start_lease(std::move(l));
-      }
-    }
-    const double t = Now();
-    // 3. Resend unacknowledged results.
-    for (auto& [id, u] : unacked) {
-      if (t - u.last_sent > 3.0) {
-        try {
-          sock.send(zmq::buffer(u.bytes), zmq::send_flags::dontwait);
-        } catch (const zmq::error_t&) {
-        }
-        u.last_sent = t;
-      }
-    }
-    // 4. Ask for work for free slots.
-    int free_slots =
-        options_.slots - static_cast<int>(running.size()) - static_cast<int>(queued.size());
-    if (pending_request > 0 && t - request_sent > 2.0) pending_request = 0;
-    if (acked && !finished && free_slots > 0 && pending_request == 0 && t >= no_work_until) {
-      v1::Envelope e;
-      e.mutable_work_request()->set_free_slots(free_slots);
-      send(e);
-      pending_request = free_slots;
-      request_sent = t;
-    }
-    if (!acked && t - last_hello > 2.0) {
-      hello();
-      last_hello = t;
-    }
-    // 5. Heartbeat.
-    if (t - last_hb >= hb_interval) {
-      v1::Envelope e;
-      for (auto& r : running) e.mutable_heartbeat()->add_lease_ids(r->lease.lease_id());
-      e.mutable_heartbeat()->set_busy_slots(static_cast<int>(running.size()));
-      e.mutable_heartbeat()->set_free_slots(std::max(0, free_slots));
-      if (acked) send(e);
-      last_hb = t;
-      observer.HeartbeatAge(t - last_heard);
-    }
-  }
-  for (auto& r : running) r->cancel.store(true);
-  for (auto& r : running) r->thread.join();
-  return Status::Ok();
+  Status st;
+  {
+    AgentLoop loop(options_, options_.clock ? options_.clock : &steady, &ctx);
+    st = loop.Run(stop, &executions_);
+  }  // slots are cancelled and joined, the store writer finishes, before the context closes
+  return st;
 }
 
 }  // namespace fleetsweep

@@ -1,34 +1,37 @@
-// WorkerAgent: the node agent. Connects a ZeroMQ DEALER to the coordinator, says hello, asks for
-// work per free slot, runs each lease on its own slot thread through an Executor (with the slot's
-// device pinned by the device-visibility environment variable), heartbeats, and returns results.
+// WorkerAgent: the node agent. Made of parts with one job each (worker/agent/):
+//   Connection    the DEALER socket, hello, heartbeats (connection.h)
+//   Slot          one execution at a time on one device, through a Session it owns (slot.h)
+//   ResultOutbox  results re-sent until acknowledged (result_outbox.h)
+//   StoreWriter   cluster mode: attempts written to the store off the loop thread (store_writer.h)
+//   this loop     woken by events only: the socket, finished executions, finished store writes,
+//                 and its next timer (heartbeat, resend, hello, retry)
+// Leases go to a free slot whose open session matches the lease's session key when there is one
+// (a warm benchmark keeps serving its key); work requests name the open sessions' keys so the
+// scheduler can prefer matching configurations. Slots on one device share a timing gate: they
+// prepare in parallel and time alone (timing_gate.h).
 //
 // Nothing is lost when the coordinator goes away: a result is kept and re-sent until the
 // coordinator acknowledges it, and a coordinator that no longer knows this worker (restart) gets a
-// new hello. In cluster mode (a store is given) every attempt is also written to the store first,
-// idempotently, and announced on the sweep's event log.
+// new hello. In cluster mode every attempt is written to the store first, idempotently, and
+// announced on the sweep's event log. A worker serves the next sweep after one finishes (a new
+// lease, or a new coordinator, resets the finished state).
 //
-// Ownership: the store (optional) is not owned and must outlive the agent. Run() blocks on the
-// calling thread; slot threads are joined before it returns.
+// Ownership: the store (optional) and metrics are not owned and must outlive the agent. Run()
+// blocks on the calling thread; slot threads are joined before it returns.
 #pragma once
 
 #include <atomic>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "common/status.h"
 #include "common/store/store.h"
+#include "worker/agent/clock.h"
+#include "worker/agent/connection.h"
 
 namespace fleetsweep {
 
 class WorkerMetrics;
-
-struct CurveClientOptions {
-  bool enabled = false;
-  std::string server_public_key_z85;
-  std::string public_key_z85;
-  std::string secret_key_z85;
-};
 
 struct AgentOptions {
   std::string coordinator = "tcp://127.0.0.1:5555";
@@ -46,6 +49,7 @@ struct AgentOptions {
   CurveClientOptions curve;
   ResultStore* store = nullptr;      // cluster mode: attempts stored here first
   WorkerMetrics* metrics = nullptr;  // optional
+  const Clock* clock = nullptr;      // default: the steady clock
 };
 
 class WorkerAgent {

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
@@ -47,6 +48,43 @@ Status ParseOutput(const YAML::Node& node, ExecOutputSpec* out) {
   if (out->file.empty()) return Bad(node, "output.file is required in the map form");
   if (out->format != "protocol" && out->format != "vllm-bench") {
     return Bad(node, "output.format '" + out->format + "' is unknown (protocol, vllm-bench)");
+  }
+  return Status::Ok();
+}
+
+StatusOr<double> NonNegative(const YAML::Node& v, const std::string& what) {
+  FS_ASSIGN_OR_RETURN(std::string t, Scalar(v, what));
+  Value val = Value::FromText(t);
+  if (!val.is_number() || !(val.as_double() >= 0) || !std::isfinite(val.as_double())) {
+    return Bad(v, what + " must be a number >= 0");
+  }
+  return val.as_double();
+}
+
+Status ParseSession(const YAML::Node& node, ExecSessionSpec* out) {
+  if (!node.IsMap()) return Bad(node, "session must be a map such as {mode: persistent}");
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    std::string key = it->first.as<std::string>();
+    const YAML::Node& v = it->second;
+    if (key == "mode") {
+      FS_ASSIGN_OR_RETURN(std::string mode, Scalar(v, "session.mode"));
+      if (mode != "persistent" && mode != "one-shot") {
+        return Bad(v, "session.mode '" + mode + "' is unknown (one-shot, persistent)");
+      }
+      out->persistent = mode == "persistent";
+    } else if (key == "max_executions") {
+      FS_ASSIGN_OR_RETURN(double n, NonNegative(v, "session.max_executions"));
+      if (n != std::floor(n)) return Bad(v, "session.max_executions must be a whole number");
+      out->max_executions = static_cast<int64_t>(n);
+    } else if (key == "restart_every_s") {
+      FS_ASSIGN_OR_RETURN(out->restart_every_s, NonNegative(v, "session.restart_every_s"));
+    } else if (key == "ready_timeout_s") {
+      FS_ASSIGN_OR_RETURN(out->ready_timeout_s, NonNegative(v, "session.ready_timeout_s"));
+    } else {
+      return Bad(it->first, "unknown key session." + key +
+                                " (allowed: mode, max_executions, restart_every_s, "
+                                "ready_timeout_s)");
+    }
   }
   return Status::Ok();
 }
@@ -102,9 +140,12 @@ StatusOr<ExecSpec> ParseNode(const YAML::Node& root) {
       }
     } else if (key == "output") {
       FS_RETURN_IF_ERROR(ParseOutput(v, &spec.output));
+    } else if (key == "session") {
+      FS_RETURN_IF_ERROR(ParseSession(v, &spec.session));
     } else {
       return Bad(it->first, "unknown key '" + key +
-                                "' (allowed: type, command, workdir, timeout, env, files, output)");
+                                "' (allowed: type, command, workdir, timeout, env, files, "
+                                "output, session)");
     }
   }
   if (spec.command.empty()) return Bad(root, "command is required");
@@ -154,6 +195,45 @@ StatusOr<std::string> Substitute(const std::string& text,
     out += '{';  // a brace that starts no placeholder is literal
   }
   return out;
+}
+
+std::vector<std::string> PlaceholderNames(const std::string& text) {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '{') continue;
+    if (i + 1 < text.size() && text[i + 1] == '{') {
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    if (j < text.size() && NameStart(text[j])) {
+      while (j < text.size() && NameChar(text[j])) ++j;
+      if (j < text.size() && text[j] == '}') {
+        std::string name = text.substr(i + 1, j - i - 1);
+        if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+        i = j;
+      }
+    }
+  }
+  return names;
+}
+
+std::vector<std::string> SectionPlaceholders(const ExecSpec& spec) {
+  std::vector<std::string> all;
+  auto add = [&](const std::string& text) {
+    for (std::string& n : PlaceholderNames(text)) {
+      if (std::find(all.begin(), all.end(), n) == all.end()) all.push_back(std::move(n));
+    }
+  };
+  for (const std::string& a : spec.command) add(a);
+  add(spec.workdir);
+  for (const auto& [name, value] : spec.env) add(value);
+  for (const ExecFileSpec& f : spec.files) {
+    add(f.path);
+    add(f.contents);
+  }
+  if (!spec.output.file.empty()) add(spec.output.file);
+  return all;
 }
 
 std::string ParamEnvName(const std::string& param) {

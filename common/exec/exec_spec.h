@@ -15,6 +15,7 @@
 // Errors: ParseExecSpec returns kInvalidArgument naming the bad key; it never throws.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,6 +35,15 @@ struct ExecOutputSpec {
   std::string format = "protocol";  // protocol | vllm-bench (file only)
 };
 
+// `session:` of the exec section (docs/executors.md "Sessions").
+//   session: {mode: persistent, max_executions: 500, restart_every_s: 600}
+struct ExecSessionSpec {
+  bool persistent = false;     // mode: one-shot (default) | persistent
+  int64_t max_executions = 0;  // recycle the process after this many executions (0: never)
+  double restart_every_s = 0;  // recycle the process after this age (0: never)
+  double ready_timeout_s = 0;  // wait this long for "ready" (0: the execution timeout)
+};
+
 struct ExecSpec {
   std::vector<std::string> command;  // templated argv; at least one element
   std::string workdir;               // templated; "" = fresh temp dir
@@ -41,7 +51,14 @@ struct ExecSpec {
   std::map<std::string, std::string> env;
   std::vector<ExecFileSpec> files;
   ExecOutputSpec output;
+  ExecSessionSpec session;
 };
+
+// The placeholder names `text` uses ({NAME}; `{{` is a literal brace), in order, without repeats.
+std::vector<std::string> PlaceholderNames(const std::string& text);
+
+// Every placeholder the section's command, workdir, env values and files use.
+std::vector<std::string> SectionPlaceholders(const ExecSpec& spec);
 
 StatusOr<ExecSpec> ParseExecSpec(const std::string& executor_yaml);
 

@@ -50,7 +50,7 @@ StatusOr<std::string> TorchSectionToExecYaml(const std::string& executor_yaml) {
     if (!s.IsMap()) return Status::InvalidArgument("executor section: expected a map");
     static const std::set<std::string> kKeys = {
         "type", "kernel",  "device", "dtype",      "platform", "reps", "warmup",
-        "seed", "threads", "shapes", "gpu_shapes", "timeout",  "env"};
+        "seed", "threads", "shapes", "gpu_shapes", "timeout",  "env",  "session"};
     for (const auto& kv : s) {
       const std::string key = kv.first.as<std::string>();
       if (!kKeys.count(key)) {
@@ -122,6 +122,7 @@ StatusOr<std::string> TorchSectionToExecYaml(const std::string& executor_yaml) {
       }
       out << YAML::EndMap;
     }
+    if (s["session"]) out << YAML::Key << "session" << YAML::Value << s["session"];
     out << YAML::EndMap;
     if (!out.good())
       return Status::Internal("executor section: YAML emit failed: " + out.GetLastError());

@@ -40,6 +40,8 @@ struct ParamSpec {
                                        // `values`; pinned: the levels it would have had (may be
                                        // empty). Raw space size multiplies these.
   std::string description;             // free text, optional
+  bool restart = false;  // `restart: true`: changing it needs a new benchmark process (a
+                         // persistent session serves one value only; docs/executors.md)
 
   // The value downstream consumers (export, engine flags) should use for a parameter that is not
   // swept: `fixed` when given, else the first level; nullptr when there is none. For a swept

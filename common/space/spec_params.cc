@@ -14,7 +14,7 @@ namespace spec_internal {
 namespace {
 
 const std::vector<std::string> kParamKeys = {"values", "range",       "fixed", "inert",
-                                             "reason", "description", "group"};
+                                             "reason", "description", "group", "restart"};
 const std::vector<std::string> kRangeKeys = {"from", "to", "step", "pow2"};
 
 bool IsValidParamName(const std::string& name) {
@@ -174,6 +174,9 @@ Status ReadParam(const Where& where, const MapEntry& entry, ParamSpec* p) {
   }
   if (const YAML::Node* r = m.Find("reason")) {
     FS_ASSIGN_OR_RETURN(p->reason, ReadString(where, *r, what + ".reason"));
+  }
+  if (const YAML::Node* r = m.Find("restart")) {
+    FS_ASSIGN_OR_RETURN(p->restart, ReadBool(where, *r, what + ".restart"));
   }
   bool inert = false;
   if (const YAML::Node* i = m.Find("inert")) {

@@ -9,6 +9,11 @@
 // ran. --sleep-ms sleeps before printing (1-second executions); --garbage-bytes prints that many
 // bytes of non-protocol noise first (bad-input tests). Exits 2 on a bad argument or an unwritable
 // ledger.
+//
+// With FLEETSWEEP_SESSION=persistent it serves a persistent session (docs/executors.md
+// "Sessions"): prints {"fleetsweep":"ready"}, answers each `prepare` line with `prepared` and
+// each `run` line with the execution (ledger line = the run's attempt id, sleep, one sample whose
+// value is the request's param VALUE when given, else --value) and `end`; exits at end of stdin.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -18,6 +23,56 @@
 #include <cstring>
 #include <string>
 #include <thread>
+
+namespace {
+
+// The text of "key":"..." in a request line the worker wrote (values are canonical texts without
+// quotes or escapes: parameter values, attempt ids); "" when absent.
+std::string Field(const std::string& line, const std::string& key) {
+  std::string pat = "\"" + key + "\":\"";
+  size_t at = line.find(pat);
+  if (at == std::string::npos) return "";
+  at += pat.size();
+  size_t end = line.find('"', at);
+  return end == std::string::npos ? "" : line.substr(at, end - at);
+}
+
+bool AppendLedger(const char* ledger, const std::string& id) {
+  if (ledger == nullptr) return true;
+  std::string line = id + "\n";
+  int fd = ::open(ledger, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+  bool ok = fd >= 0 && ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+  if (!ok)
+    std::fprintf(stderr, "tiny-bench: cannot append to %s: %s\n", ledger, std::strerror(errno));
+  if (fd >= 0) ::close(fd);
+  return ok;
+}
+
+int Serve(double value, const char* ledger, long sleep_ms) {
+  std::printf("{\"fleetsweep\":\"ready\"}\n");
+  std::fflush(stdout);
+  char* buf = nullptr;
+  size_t cap = 0;
+  while (getline(&buf, &cap, stdin) > 0) {
+    std::string line(buf);
+    std::string id = Field(line, "attempt_id");
+    if (line.find("\"prepare\"") != std::string::npos) {
+      std::printf("{\"fleetsweep\":\"prepared\",\"attempt_id\":\"%s\"}\n", id.c_str());
+    } else {
+      if (!AppendLedger(ledger, id)) return 2;
+      if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+      std::string v = Field(line, "VALUE");
+      std::printf("{\"type\":\"sample\",\"metric\":\"time_ms\",\"value\":%.17g}\n",
+                  v.empty() ? value : std::strtod(v.c_str(), nullptr));
+      std::printf("{\"fleetsweep\":\"end\",\"attempt_id\":\"%s\"}\n", id.c_str());
+    }
+    std::fflush(stdout);
+  }
+  std::free(buf);
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   double value = 1.0;
@@ -43,6 +98,10 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tiny-bench: unknown argument %s\n", a.c_str());
       return 2;
     }
+  }
+  const char* session = std::getenv("FLEETSWEEP_SESSION");
+  if (session != nullptr && std::string(session) == "persistent") {
+    return Serve(value, ledger, sleep_ms);
   }
   if (ledger != nullptr) {
     const char* id = std::getenv("FLEETSWEEP_ATTEMPT_ID");

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -30,6 +31,42 @@ double SecondsSince(Clock::time_point t) {
 void CloseFd(int* fd) {
   if (*fd >= 0) close(*fd);
   *fd = -1;
+}
+
+Clock::duration Seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
+// Milliseconds from now until t, rounded up; -1 (wait forever) for time_point::max().
+int MillisUntil(Clock::time_point t, Clock::time_point now) {
+  if (t == Clock::time_point::max()) return -1;
+  if (t <= now) return 0;
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(t - now).count();
+  return static_cast<int>(std::min<int64_t>((us + 999) / 1000, 1 << 30));
+}
+
+int PidFdOpen(pid_t pid) {
+#ifdef SYS_pidfd_open
+  long fd = syscall(SYS_pidfd_open, pid, 0);
+  if (fd >= 0) {
+    fcntl(static_cast<int>(fd), F_SETFD, FD_CLOEXEC);
+    return static_cast<int>(fd);
+  }
+#endif
+  (void)pid;
+  return -1;
+}
+
+bool ChildExited(pid_t pid) {
+  siginfo_t info;
+  memset(&info, 0, sizeof(info));
+  return waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+bool FdReadable(int fd) {
+  if (fd < 0) return false;
+  struct pollfd p = {fd, POLLIN, 0};
+  return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
 }
 
 // Async-signal-safe error report from the child: errno and a stage byte.
@@ -56,8 +93,8 @@ void CloseFrom(int lo, int hi_inclusive, long max_fd) {
 }
 
 // Runs in the forked child: only async-signal-safe calls.
-[[noreturn]] void ChildMain(const ChildSpec& spec, char* const* argv, char* const* envp,
-                            int devnull, int out_w, int err_w, int report_w, long max_fd) {
+[[noreturn]] void ChildMain(const ChildSpec& spec, char* const* argv, char* const* envp, int in_r,
+                            int out_w, int err_w, int report_w, long max_fd) {
   setpgid(0, 0);
   sigset_t none;
   sigemptyset(&none);
@@ -68,7 +105,7 @@ void CloseFrom(int lo, int hi_inclusive, long max_fd) {
   for (int s = 1; s < NSIG; ++s) {
     if (s != SIGKILL && s != SIGSTOP) sigaction(s, &dfl, nullptr);
   }
-  if (dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) ChildFail(report_w, 'd');
+  if (dup2(in_r, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_w, 2) < 0) ChildFail(report_w, 'd');
   if (chdir(spec.workdir.c_str()) != 0) ChildFail(report_w, 'c');
   CloseFrom(3, report_w - 1, max_fd);
   CloseFrom(report_w + 1, 0x7fffffff, max_fd);
@@ -116,9 +153,8 @@ int64_t CgroupOomKills() {
   return -1;
 }
 
-ChildResult RunChild(const ChildSpec& spec, OutputStream* out, OutputStream* err) {
-  ChildResult result;
-  auto start = Clock::now();
+Spawned SpawnChild(const ChildSpec& spec, bool with_stdin_pipe) {
+  Spawned s;
   std::vector<char*> argv, envp;
   for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -127,24 +163,31 @@ ChildResult RunChild(const ChildSpec& spec, OutputStream* out, OutputStream* err
   long max_fd = sysconf(_SC_OPEN_MAX);
   if (max_fd < 0 || max_fd > 65536) max_fd = 65536;
 
-  int out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, rep_p[2] = {-1, -1};
-  int devnull = open("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devnull < 0 || pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0 ||
+  int in_p[2] = {-1, -1}, out_p[2] = {-1, -1}, err_p[2] = {-1, -1}, rep_p[2] = {-1, -1};
+  bool ok = true;
+  if (with_stdin_pipe) {
+    ok = pipe2(in_p, O_CLOEXEC) == 0;
+  } else {
+    in_p[0] = open("/dev/null", O_RDONLY | O_CLOEXEC);
+    ok = in_p[0] >= 0;
+  }
+  if (!ok || pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0 ||
       pipe2(rep_p, O_CLOEXEC) != 0) {
-    result.launch_error = std::string("pipe: ") + strerror(errno);
-    for (int* fd : {&devnull, &out_p[0], &out_p[1], &err_p[0], &err_p[1], &rep_p[0], &rep_p[1]})
+    s.launch_error = std::string("pipe: ") + strerror(errno);
+    for (int* fd :
+         {&in_p[0], &in_p[1], &out_p[0], &out_p[1], &err_p[0], &err_p[1], &rep_p[0], &rep_p[1]})
       CloseFd(fd);
-    return result;
+    return s;
   }
   pid_t pid = fork();
   if (pid == 0)
-    ChildMain(spec, argv.data(), envp.data(), devnull, out_p[1], err_p[1], rep_p[1], max_fd);
+    ChildMain(spec, argv.data(), envp.data(), in_p[0], out_p[1], err_p[1], rep_p[1], max_fd);
   int fork_errno = errno;
-  for (int* fd : {&devnull, &out_p[1], &err_p[1], &rep_p[1]}) CloseFd(fd);
+  for (int* fd : {&in_p[0], &out_p[1], &err_p[1], &rep_p[1]}) CloseFd(fd);
   if (pid < 0) {
-    result.launch_error = std::string("fork: ") + strerror(fork_errno);
-    for (int* fd : {&out_p[0], &err_p[0], &rep_p[0]}) CloseFd(fd);
-    return result;
+    s.launch_error = std::string("fork: ") + strerror(fork_errno);
+    for (int* fd : {&in_p[1], &out_p[0], &err_p[0], &rep_p[0]}) CloseFd(fd);
+    return s;
   }
   setpgid(pid, pid);  // also in the child: whichever runs first wins the race
 
@@ -160,35 +203,50 @@ ChildResult RunChild(const ChildSpec& spec, OutputStream* out, OutputStream* err
     memcpy(&e, report + 1, sizeof(int));
     const char* stage = report[0] == 'c' ? "chdir " : report[0] == 'd' ? "dup2 " : "execve ";
     std::string what = report[0] == 'c' ? spec.workdir : report[0] == 'd' ? "" : spec.path;
-    result.launch_error = stage + what + ": " + strerror(e);
+    s.launch_error = stage + what + ": " + strerror(e);
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    for (int* fd : {&out_p[0], &err_p[0]}) CloseFd(fd);
+    for (int* fd : {&in_p[1], &out_p[0], &err_p[0]}) CloseFd(fd);
+    return s;
+  }
+  s.pid = pid;
+  s.pidfd = PidFdOpen(pid);
+  s.stdin_fd = in_p[1];
+  s.stdout_fd = out_p[0];
+  s.stderr_fd = err_p[0];
+  return s;
+}
+
+ChildResult RunChild(const ChildSpec& spec, OutputStream* out, OutputStream* err) {
+  ChildResult result;
+  auto start = Clock::now();
+  Spawned sp = SpawnChild(spec, /*with_stdin_pipe=*/false);
+  if (!sp.launch_error.empty()) {
+    result.launch_error = sp.launch_error;
     result.duration_seconds = SecondsSince(start);
     return result;
   }
-
-  struct pollfd fds[2];
-  int out_fd = out_p[0], err_fd = err_p[0];
+  const pid_t pid = sp.pid;
+  struct pollfd fds[4];
+  int out_fd = sp.stdout_fd, err_fd = sp.stderr_fd;
   OutputStream* streams[2] = {out, err};
   std::vector<char> buf(256 * 1024);
   bool exited = false, killing = false, sent_kill = false, group_killed = false;
   Clock::time_point exit_time, kill_deadline, group_kill_time;
+  const bool have_deadline = spec.timeout_seconds > 0;
+  const Clock::time_point deadline =
+      start + std::chrono::duration_cast<Clock::duration>(
+                  std::chrono::duration<double>(have_deadline ? spec.timeout_seconds : 0));
   while (true) {
-    if (!exited) {
-      siginfo_t info;
-      memset(&info, 0, sizeof(info));
-      if (waitid(P_PID, pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
-        exited = true;
-        exit_time = Clock::now();
-      }
+    if (!exited && ChildExited(pid)) {
+      exited = true;
+      exit_time = Clock::now();
     }
     Clock::time_point now = Clock::now();
     if (!exited && !killing) {
-      bool late = spec.timeout_seconds > 0 &&
-                  std::chrono::duration<double>(now - start).count() >= spec.timeout_seconds;
-      bool cancel = spec.cancel && spec.cancel->load();
+      bool late = have_deadline && now >= deadline;
+      bool cancel = (spec.cancel && spec.cancel->load()) || FdReadable(spec.cancel_fd);
       if (late || cancel) {
         result.timed_out = late;
         result.cancelled = !late;
@@ -216,24 +274,32 @@ ChildResult RunChild(const ChildSpec& spec, OutputStream* out, OutputStream* err
         break;  // a process that left the group still holds the pipes: stop reading
       }
     }
+    // Wait for output, the exit (pidfd), a cancel, or the next timer: no fixed-interval polling
+    // unless the kernel lacks pidfd_open or the caller gave only the atomic cancel flag.
+    Clock::time_point wake = Clock::time_point::max();
+    if (have_deadline && !killing) wake = std::min(wake, deadline);
+    if (killing && !sent_kill) wake = std::min(wake, kill_deadline);
+    if (exited) {
+      wake = std::min(wake, group_killed ? group_kill_time + Seconds(kReadAfterGroupKillSeconds)
+                                         : exit_time + Seconds(kDrainAfterExitSeconds));
+    }
+    int timeout_ms = MillisUntil(wake, now);
+    bool need_tick = (sp.pidfd < 0 && !exited) || (spec.cancel && spec.cancel_fd < 0 && !killing);
+    if (need_tick && (timeout_ms < 0 || timeout_ms > 50)) timeout_ms = 50;
     int nfds = 0;
-    int* fd_of[2];
+    int* fd_of[4] = {nullptr, nullptr, nullptr, nullptr};
     for (int i = 0; i < 2; ++i) {
       int* fd = i == 0 ? &out_fd : &err_fd;
       if (*fd < 0) continue;
-      fds[nfds].fd = *fd;
-      fds[nfds].events = POLLIN;
-      fds[nfds].revents = 0;
-      fd_of[nfds] = fd;
-      ++nfds;
+      fds[nfds] = {*fd, POLLIN, 0};
+      fd_of[nfds++] = fd;
     }
-    int ready = poll(fds, nfds, nfds == 0 ? 10 : 50);
-    if (ready <= 0) {
-      if (nfds == 0 && !exited) usleep(10000);
-      continue;
-    }
+    if (sp.pidfd >= 0 && !exited) fds[nfds++] = {sp.pidfd, POLLIN, 0};
+    if (spec.cancel_fd >= 0 && !killing) fds[nfds++] = {spec.cancel_fd, POLLIN, 0};
+    int ready = poll(fds, nfds, timeout_ms);
+    if (ready <= 0) continue;
     for (int i = 0; i < nfds; ++i) {
-      if (fds[i].revents == 0) continue;
+      if (fds[i].revents == 0 || fd_of[i] == nullptr) continue;
       ssize_t n = read(fds[i].fd, buf.data(), buf.size());
       if (n > 0) {
         streams[fd_of[i] == &out_fd ? 0 : 1]->Append(buf.data(), static_cast<size_t>(n));
@@ -244,6 +310,7 @@ ChildResult RunChild(const ChildSpec& spec, OutputStream* out, OutputStream* err
   }
   CloseFd(&out_fd);
   CloseFd(&err_fd);
+  CloseFd(&sp.pidfd);
   out->Finish();
   err->Finish();
   int status = 0;

@@ -31,6 +31,7 @@ struct ChildSpec {
   double timeout_seconds = 600;   // <= 0: no deadline
   double grace_seconds = 2;       // SIGTERM -> SIGKILL
   const std::atomic<bool>* cancel = nullptr;
+  int cancel_fd = -1;  // optional: becomes readable on cancel (wakes the wait at once)
 };
 
 struct ChildResult {
@@ -45,6 +46,23 @@ struct ChildResult {
 
 // Runs the child; its output goes to `out` and `err` as it streams.
 ChildResult RunChild(const ChildSpec& spec, OutputStream* out, OutputStream* err);
+
+// A started child: its pid, a pidfd (readable once it exits; -1 on kernels without pidfd_open),
+// and the parent's ends of its pipes (close-on-exec). The caller owns every descriptor and must
+// reap the pid.
+struct Spawned {
+  int pid = -1;
+  int pidfd = -1;
+  int stdin_fd = -1;  // write end of the child's stdin (only with_stdin_pipe; else -1)
+  int stdout_fd = -1;
+  int stderr_fd = -1;
+  std::string launch_error;  // non-empty: nothing is running and every fd is -1
+};
+
+// Forks and execs spec (no shell, own process group, default signals, no inherited fds). Stdin
+// is /dev/null, or a pipe when with_stdin_pipe. An exec failure is returned as launch_error
+// (the child is already reaped then). spec.timeout_seconds and cancel are not used here.
+Spawned SpawnChild(const ChildSpec& spec, bool with_stdin_pipe);
 
 // Resolves argv0 like execvp: a name with '/' is taken as is (made absolute against workdir when
 // relative, lexically normalised, existence left to exec); a bare name is searched in `path_env`

@@ -50,6 +50,12 @@ class ScopedWorkdir {
     return Status::Ok();
   }
   const std::string& path() const { return path_; }
+  // Hands the directory to the caller: it is no longer removed here. True when it was owned.
+  bool Release() {
+    bool owned = owned_;
+    owned_ = false;
+    return owned;
+  }
 
  private:
   std::string path_;
@@ -178,6 +184,90 @@ void Fail(v1::Attempt* a, v1::FailureClass cls, const std::string& detail) {
 
 }  // namespace
 
+void FillAttempt(const Classification& c, const ProtocolState& protocol, const RunOutcome& outcome,
+                 const OutputStream& out, const OutputStream& err, const Status& output_status,
+                 v1::Attempt* attempt) {
+  attempt->set_ok(c.ok);
+  attempt->set_failure_class(c.failure_class);
+  std::string detail = c.detail;
+  if (!output_status.ok() && c.failure_class == v1::FAILURE_CLASS_BAD_OUTPUT) {
+    detail += "; " + output_status.message();
+  }
+  attempt->set_failure_detail(detail);
+  if (c.ok) {
+    for (const ProtocolState::Sample& s : protocol.samples()) {
+      v1::Sample* sample = attempt->add_samples();
+      sample->set_metric(s.metric);
+      sample->set_value(s.value);
+    }
+  } else if (!protocol.samples().empty()) {
+    SetInfo(attempt, "exec.samples_discarded", std::to_string(protocol.samples().size()));
+  }
+  attempt->set_fingerprint(protocol.fingerprint());
+  if (protocol.check_present()) {
+    v1::Check* check = attempt->mutable_check();
+    check->set_present(true);
+    check->set_passed(protocol.check_passed());
+    check->set_max_rel_error(protocol.check_max_rel_error());
+    check->set_tolerance(protocol.check_tolerance());
+    check->set_detail(protocol.check_detail());
+  }
+  attempt->set_stdout_tail(outcome.stdout_tail);
+  attempt->set_stderr_tail(outcome.stderr_tail);
+  attempt->set_exit_code(outcome.exit_code);
+  attempt->set_term_signal(outcome.term_signal);
+  for (const auto& [k, v] : protocol.info()) SetInfo(attempt, k, v);
+  if (protocol.bad_lines() > 0) {
+    SetInfo(attempt, "exec.bad_protocol_lines", std::to_string(protocol.bad_lines()));
+    SetInfo(attempt, "exec.first_bad_protocol_line", protocol.first_bad_line_error());
+  }
+  if (protocol.samples_dropped() > 0) {
+    SetInfo(attempt, "exec.samples_dropped", std::to_string(protocol.samples_dropped()));
+  }
+  if (out.long_lines() + err.long_lines() > 0) {
+    SetInfo(attempt, "exec.long_lines_cut", std::to_string(out.long_lines() + err.long_lines()));
+  }
+  if (!output_status.ok()) SetInfo(attempt, "exec.output_file_error", output_status.message());
+  SetInfo(attempt, "exec.stdout_bytes", std::to_string(out.total_bytes()));
+  SetInfo(attempt, "exec.stderr_bytes", std::to_string(err.total_bytes()));
+}
+
+Status PlanLaunch(const ExecSpec& spec, const ExecutionRequest& req, LaunchPlan* plan,
+                  v1::FailureClass* cls) {
+  *cls = v1::FAILURE_CLASS_LAUNCH;
+  std::map<std::string, std::string> vars;
+  for (const auto& [name, value] : req.params) vars[name] = value.ToString();
+  vars["FLEETSWEEP_BIN"] = req.worker_bin_dir;
+  vars["SLOT"] = std::to_string(req.slot);
+  vars["DEVICE"] = req.device;
+  vars["ATTEMPT_ID"] = req.attempt_id;
+  ScopedWorkdir workdir;
+  std::string configured;
+  if (!spec.workdir.empty()) {
+    StatusOr<std::string> w = Substitute(spec.workdir, vars);
+    if (!w.ok()) return w.status().WithContext("workdir");
+    configured = *w;
+  }
+  FS_RETURN_IF_ERROR(workdir.Make(configured));
+  vars["WORKDIR"] = workdir.path();
+  Prepared prep;
+  FS_RETURN_IF_ERROR(Prepare(spec, req, vars, workdir.path(), &prep));
+  if (!req.allow_exec.empty() && !Allowed(req.allow_exec, prep.path)) {
+    *cls = v1::FAILURE_CLASS_REFUSED;
+    std::string patterns;
+    for (const std::string& p : req.allow_exec) patterns += (patterns.empty() ? "" : ", ") + p;
+    return Status::InvalidArgument("refused to run " + prep.path +
+                                   ": not in this worker's exec allow-list (" + patterns + ")");
+  }
+  FS_RETURN_IF_ERROR(WriteFiles(prep));
+  plan->argv = std::move(prep.argv);
+  plan->path = std::move(prep.path);
+  plan->env = std::move(prep.env);
+  plan->workdir = workdir.path();
+  plan->owns_workdir = workdir.Release();
+  return Status::Ok();
+}
+
 StatusOr<std::unique_ptr<ExecExecutor>> ExecExecutor::Create(const std::string& executor_yaml) {
   FS_ASSIGN_OR_RETURN(ExecSpec spec, ParseExecSpec(executor_yaml));
   return std::make_unique<ExecExecutor>(std::move(spec));
@@ -258,6 +348,7 @@ v1::Attempt ExecExecutor::Run(const ExecutionRequest& req) {
   child.timeout_seconds = spec_.timeout_seconds > 0 ? spec_.timeout_seconds : req.timeout_seconds;
   child.grace_seconds = grace_seconds_;
   child.cancel = req.cancel;
+  child.cancel_fd = req.cancel_fd;
   int64_t oom_before = CgroupOomKills();
   ChildResult res = RunChild(child, &out, &err);
   int64_t oom_after = oom_before >= 0 ? CgroupOomKills() : -1;
@@ -279,49 +370,7 @@ v1::Attempt ExecExecutor::Run(const ExecutionRequest& req) {
   outcome.stderr_tail = err.Tail();
   Classification c = Classify(outcome);
 
-  attempt.set_ok(c.ok);
-  attempt.set_failure_class(c.failure_class);
-  std::string detail = c.detail;
-  if (!output_status.ok() && c.failure_class == v1::FAILURE_CLASS_BAD_OUTPUT) {
-    detail += "; " + output_status.message();
-  }
-  attempt.set_failure_detail(detail);
-  if (c.ok) {
-    for (const ProtocolState::Sample& s : protocol.samples()) {
-      v1::Sample* sample = attempt.add_samples();
-      sample->set_metric(s.metric);
-      sample->set_value(s.value);
-    }
-  } else if (!protocol.samples().empty()) {
-    SetInfo(&attempt, "exec.samples_discarded", std::to_string(protocol.samples().size()));
-  }
-  attempt.set_fingerprint(protocol.fingerprint());
-  if (protocol.check_present()) {
-    v1::Check* check = attempt.mutable_check();
-    check->set_present(true);
-    check->set_passed(protocol.check_passed());
-    check->set_max_rel_error(protocol.check_max_rel_error());
-    check->set_tolerance(protocol.check_tolerance());
-    check->set_detail(protocol.check_detail());
-  }
-  attempt.set_stdout_tail(outcome.stdout_tail);
-  attempt.set_stderr_tail(outcome.stderr_tail);
-  attempt.set_exit_code(res.exit_code);
-  attempt.set_term_signal(res.term_signal);
-  for (const auto& [k, v] : protocol.info()) SetInfo(&attempt, k, v);
-  if (protocol.bad_lines() > 0) {
-    SetInfo(&attempt, "exec.bad_protocol_lines", std::to_string(protocol.bad_lines()));
-    SetInfo(&attempt, "exec.first_bad_protocol_line", protocol.first_bad_line_error());
-  }
-  if (protocol.samples_dropped() > 0) {
-    SetInfo(&attempt, "exec.samples_dropped", std::to_string(protocol.samples_dropped()));
-  }
-  if (out.long_lines() + err.long_lines() > 0) {
-    SetInfo(&attempt, "exec.long_lines_cut", std::to_string(out.long_lines() + err.long_lines()));
-  }
-  if (!output_status.ok()) SetInfo(&attempt, "exec.output_file_error", output_status.message());
-  SetInfo(&attempt, "exec.stdout_bytes", std::to_string(out.total_bytes()));
-  SetInfo(&attempt, "exec.stderr_bytes", std::to_string(err.total_bytes()));
+  FillAttempt(c, protocol, outcome, out, err, output_status, &attempt);
   if (res.cancelled) SetInfo(&attempt, "exec.cancelled", "true");
   return finish();
 }

@@ -30,9 +30,12 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "common/exec/exec_spec.h"
+#include "worker/executors/classify.h"
 #include "worker/executors/executor.h"
+#include "worker/executors/output_stream.h"
 
 namespace fleetsweep {
 
@@ -57,5 +60,26 @@ class ExecExecutor : public Executor {
   const ExecSpec spec_;
   const double grace_seconds_;  // SIGTERM -> SIGKILL
 };
+
+// What Run() would start for `req`, prepared with the same rules (templating, workdir,
+// environment, allow-list, files written): persistent sessions start their process from it.
+struct LaunchPlan {
+  std::vector<std::string> argv;
+  std::string path;              // resolved executable
+  std::vector<std::string> env;  // complete environment, "NAME=value"
+  std::string workdir;
+  bool owns_workdir = false;  // a fresh temp dir: the caller removes it when done
+};
+
+// Fills *plan. On error nothing is left behind and *cls says how the attempt fails: REFUSED
+// (allow-list) or LAUNCH (templating, workdir, files, executable not found).
+Status PlanLaunch(const ExecSpec& spec, const ExecutionRequest& req, LaunchPlan* plan,
+                  v1::FailureClass* cls);
+
+// Fills an attempt from a finished run (ok, class, detail, samples when ok, fingerprint, check,
+// tails, exit status, info incl. exec.* diagnostics); shared by every session kind.
+void FillAttempt(const Classification& c, const ProtocolState& protocol, const RunOutcome& outcome,
+                 const OutputStream& out, const OutputStream& err, const Status& output_status,
+                 v1::Attempt* attempt);
 
 }  // namespace fleetsweep

@@ -34,6 +34,7 @@ struct ExecutionRequest {
   std::map<std::string, std::string> extra_env;  // e.g. FLEETSWEEP_PLATFORM_SURFACE
   std::string worker_bin_dir;                    // {FLEETSWEEP_BIN}: where fleetsweep binaries live
   const std::atomic<bool>* cancel = nullptr;     // set by the worker to abort (kills the child)
+  int cancel_fd = -1;  // optional: readable once cancelled (wakes waits at once; not owned)
 };
 
 class Executor {

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""A scripted benchmark that speaks the session protocol raw (no helper) and misbehaves on
+command, for the session tests (worker/executors/session_test.cc, tests/e2e/test_sessions.py).
+
+Per execution, the parameter ACT says what to do:
+  ok           prepare, then in run: 3 samples of time_ms = VALUE (default 1), fingerprint, end
+  hang         hang in run (never answers)
+  crash        exit 3 in the middle of run (after one sample)
+  segv         SIGSEGV itself in the middle of run
+  after_end    like ok, then print one more sample after its end line
+  prep_fail    answer prepare with an error line and end
+  slow         like ok but the run sleeps SLEEP_MS milliseconds (default 30) while "timing"
+For the whole process (environment):
+  FAKE_START=die         exit 2 before ready;   FAKE_START=silent: never say ready
+  FAKE_IGNORE_EOF=1      ignore stdin closing (keep running until killed)
+  FAKE_TIMING_LOG=PATH   append "<pid> start|end <monotonic ns>" around each timed section
+One-shot mode (no FLEETSWEEP_SESSION): one execution from FLEETSWEEP_PARAMS, then exit.
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+
+def emit(**rec):
+    sys.stdout.write(json.dumps(rec) + "\n")
+    sys.stdout.flush()
+
+
+def log_timing(what):
+    path = os.environ.get("FAKE_TIMING_LOG")
+    if path:
+        with open(path, "a") as f:
+            f.write("%d %s %d\n" % (os.getpid(), what, time.monotonic_ns()))
+
+
+def run(params, attempt):
+    act = params.get("ACT", "ok")
+    value = float(params.get("VALUE", "1"))
+    log_timing("start")
+    if act == "slow":
+        time.sleep(float(params.get("SLEEP_MS", "30")) / 1000.0)
+    if act == "hang":
+        time.sleep(3600)
+    emit(type="sample", metric="time_ms", value=value)
+    if act == "crash":
+        sys.stdout.flush()
+        os._exit(3)
+    if act == "segv":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    emit(type="sample", metric="time_ms", value=value)
+    emit(type="sample", metric="time_ms", value=value)
+    log_timing("end")
+    emit(type="fingerprint", value="fake-%s-%s" % (params.get("VARIANT", act),
+                                                   params.get("VALUE", "1")))
+    emit(type="info", key="pid", value=str(os.getpid()))
+    if attempt is not None:
+        emit(fleetsweep="end", attempt_id=attempt)
+        if act == "after_end":
+            emit(type="sample", metric="time_ms", value=999.0)
+
+
+def main():
+    if os.environ.get("FLEETSWEEP_SESSION") != "persistent":
+        params = json.loads(os.environ.get("FLEETSWEEP_PARAMS") or "{}")
+        run(params, None)
+        return 0
+    start = os.environ.get("FAKE_START", "")
+    if start == "die":
+        sys.stderr.write("fake: dying before ready\n")
+        return 2
+    emit(type="info", key="session_pid", value=str(os.getpid()))
+    if start == "silent":
+        time.sleep(3600)
+    emit(fleetsweep="ready")
+    pending = {}
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            if os.environ.get("FAKE_IGNORE_EOF") == "1":
+                signal.signal(signal.SIGTERM, signal.SIG_IGN)
+                time.sleep(3600)
+            return 0
+        req = json.loads(line)
+        attempt = req.get("attempt_id")
+        if req["fleetsweep"] == "prepare":
+            params = req.get("params", {})
+            if params.get("ACT") == "prep_fail":
+                emit(type="error", **{"class": "not_implemented", "detail": "cannot prepare"})
+                emit(fleetsweep="end", attempt_id=attempt)
+                continue
+            pending[attempt] = params
+            emit(fleetsweep="prepared", attempt_id=attempt)
+        elif req["fleetsweep"] == "run":
+            run(pending.pop(attempt), attempt)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+// The worker agent's parts in isolation: ResultOutbox and Connection with an injected clock and
+// in-process ZeroMQ (no sleeps, no network).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <zmq.hpp>
+
+#include "common/wire/wire.h"
+#include "worker/agent/clock.h"
+#include "worker/agent/connection.h"
+#include "worker/agent/result_outbox.h"
+
+namespace fleetsweep {
+namespace {
+
+TEST(ResultOutbox, ResendsUntilAcknowledged) {
+  ResultOutbox box(3.0);
+  box.Add("L1", "bytes1", 100.0);
+  box.Add("L2", "bytes2", 101.0);
+  EXPECT_TRUE(box.Due(102.9).empty());
+  EXPECT_DOUBLE_EQ(box.NextDue(), 103.0);
+  auto due = box.Due(103.0);
+  ASSERT_EQ(due.size(), 1u);
+  EXPECT_EQ(*due[0], "bytes1");
+  EXPECT_TRUE(box.Due(103.5).empty());  // just re-sent: not due again yet
+  box.Ack("L2");
+  box.Ack("unknown");  // ignored
+  EXPECT_EQ(box.size(), 1u);
+  EXPECT_EQ(box.Due(106.0).size(), 1u);
+  box.Ack("L1");
+  EXPECT_TRUE(box.empty());
+  EXPECT_TRUE(std::isinf(box.NextDue()));
+}
+
+class ConnectionTest : public ::testing::Test {
+ protected:
+  ConnectionTest() : router_(ctx_, zmq::socket_type::router) {
+    router_.bind("inproc://coord");
+    ConnectionOptions o;
+    o.coordinator = "inproc://coord";
+    o.worker_id = "w1";
+    o.node.set_worker_id("w1");
+    o.node.set_slots(2);
+    conn_ = std::make_unique<Connection>(&ctx_, o, &clock_);
+  }
+  // The next envelope the coordinator side got (nullopt when none within 1 s).
+  std::optional<v1::Envelope> Next() {
+    zmq::pollitem_t items[] = {{static_cast<void*>(router_), 0, ZMQ_POLLIN, 0}};
+    if (zmq::poll(items, 1, std::chrono::milliseconds(1000)) <= 0) return std::nullopt;
+    zmq::message_t id, body;
+    (void)router_.recv(id);
+    (void)router_.recv(body);
+    auto env = DecodeEnvelope(body.data(), body.size());
+    if (!env.ok()) return std::nullopt;
+    return std::move(env).value();
+  }
+  bool NothingWaiting() {
+    zmq::pollitem_t items[] = {{static_cast<void*>(router_), 0, ZMQ_POLLIN, 0}};
+    return zmq::poll(items, 1, std::chrono::milliseconds(50)) == 0;
+  }
+  void Reply(const v1::Envelope& env) {
+    std::string bytes = EncodeEnvelope(env);
+    router_.send(zmq::buffer(std::string("w1")), zmq::send_flags::sndmore);
+    router_.send(zmq::buffer(bytes));
+  }
+
+  zmq::context_t ctx_;
+  zmq::socket_t router_;
+  FakeClock clock_;
+  std::unique_ptr<Connection> conn_;
+};
+
+TEST_F(ConnectionTest, HelloIsRetriedUntilAcknowledgedThenHeartbeats) {
+  ASSERT_TRUE(conn_->Open().ok());
+  auto hello = Next();
+  ASSERT_TRUE(hello && hello->has_hello());
+  EXPECT_EQ(hello->hello().node().slots(), 2);
+  EXPECT_EQ(hello->sender_id(), "w1");
+  auto no_heartbeat = [](v1::Heartbeat*) { ADD_FAILURE() << "heartbeat before the ack"; };
+  clock_.Advance(1.9);
+  conn_->Tick(no_heartbeat);
+  EXPECT_TRUE(NothingWaiting());  // not yet: the retry interval is 2 s
+  clock_.Advance(0.2);
+  conn_->Tick(no_heartbeat);
+  auto again = Next();
+  ASSERT_TRUE(again && again->has_hello());
+
+  v1::Envelope ack;
+  ack.mutable_hello_ack()->set_coordinator_id("c1");
+  ack.mutable_hello_ack()->set_heartbeat_interval_seconds(0.5);
+  Reply(ack);
+  std::optional<v1::Envelope> got;
+  for (int i = 0; i < 100 && !got; ++i) {
+    zmq::pollitem_t items[] = {{static_cast<void*>(conn_->socket()), 0, ZMQ_POLLIN, 0}};
+    zmq::poll(items, 1, std::chrono::milliseconds(10));
+    got = conn_->Receive();
+  }
+  ASSERT_TRUE(got && got->has_hello_ack());
+  conn_->OnHelloAck(got->hello_ack());
+  EXPECT_TRUE(conn_->acked());
+  EXPECT_EQ(conn_->coordinator_id(), "c1");
+  int beats = 0;
+  auto fill = [&](v1::Heartbeat* hb) {
+    ++beats;
+    hb->add_lease_ids("L7");
+  };
+  conn_->Tick(fill);  // first heartbeat at once
+  auto hb = Next();
+  ASSERT_TRUE(hb && hb->has_heartbeat());
+  EXPECT_EQ(hb->heartbeat().lease_ids(0), "L7");
+  clock_.Advance(0.4);
+  conn_->Tick(fill);
+  EXPECT_EQ(beats, 1);
+  EXPECT_DOUBLE_EQ(conn_->NextTimer(), clock_.Now() + 0.1);
+  clock_.Advance(0.1);
+  conn_->Tick(fill);
+  EXPECT_EQ(beats, 2);
+}
+
+TEST_F(ConnectionTest, RejectMeansHelloAgainAtMostEveryHalfSecond) {
+  ASSERT_TRUE(conn_->Open().ok());
+  ASSERT_TRUE(Next());  // first hello
+  v1::HelloAck ack;
+  ack.set_heartbeat_interval_seconds(100);
+  conn_->OnHelloAck(ack);
+  clock_.Advance(1.0);
+  conn_->OnReject();
+  EXPECT_FALSE(conn_->acked());
+  auto hello = Next();
+  ASSERT_TRUE(hello && hello->has_hello());
+  clock_.Advance(0.1);
+  conn_->OnReject();  // too soon after the last hello
+  EXPECT_TRUE(NothingWaiting());
+}
+
+}  // namespace
+}  // namespace fleetsweep

@@ -1,0 +1,197 @@
+// The whole agent against a scripted coordinator (a ROUTER socket in this test) over ipc://:
+// hello, leases run through a warm session, results re-sent until acknowledged, open session
+// keys named in work requests, and a worker that serves a new coordinator after a sweep ended.
+#include "worker/agent.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <thread>
+#include <zmq.hpp>
+
+#include "common/wire/wire.h"
+
+namespace fleetsweep {
+namespace {
+
+std::string SourceDir() {
+  const char* src = getenv("FLEETSWEEP_SRC");
+  if (src && *src) return src;
+#ifdef FLEETSWEEP_SOURCE_DIR
+  return FLEETSWEEP_SOURCE_DIR;
+#else
+  return ".";
+#endif
+}
+
+std::string SpecText() {
+  return "sweep: agent-test\nexecutor:\n  type: exec\n  command: [python3, \"" + SourceDir() +
+         "/tests/data/bench/fake_session_bench.py\", \"{MODEL}\"]\n  timeout: 10\n"
+         "  session: {mode: persistent}\n"
+         "parameters:\n  MODEL: [m1, m2]\n  VALUE: [1, 2, 3]\n  ACT: {fixed: ok, reason: test}\n"
+         "metrics:\n  - {name: time_ms, goal: minimize}\n";
+}
+
+class FakeCoordinator {
+ public:
+  explicit FakeCoordinator(const std::string& endpoint) : router_(ctx_, zmq::socket_type::router) {
+    router_.bind(endpoint);
+  }
+  // Receives the next envelope (and who sent it) within `seconds`.
+  std::optional<v1::Envelope> Next(double seconds = 10) {
+    zmq::pollitem_t items[] = {{static_cast<void*>(router_), 0, ZMQ_POLLIN, 0}};
+    if (zmq::poll(items, 1, std::chrono::milliseconds(static_cast<long>(seconds * 1000))) <= 0) {
+      return std::nullopt;
+    }
+    zmq::message_t id, body;
+    (void)router_.recv(id);
+    (void)router_.recv(body);
+    peer_ = id.to_string();
+    auto env = DecodeEnvelope(body.data(), body.size());
+    if (!env.ok()) return std::nullopt;
+    return std::move(env).value();
+  }
+  // The next envelope of the given kind, skipping heartbeats and others.
+  std::optional<v1::Envelope> NextOf(v1::Envelope::BodyCase kind, double seconds = 10) {
+    auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) {
+      auto e = Next(0.5);
+      if (e && e->body_case() == kind) return e;
+    }
+    return std::nullopt;
+  }
+  void Send(const v1::Envelope& env) {
+    std::string bytes = EncodeEnvelope(env);
+    router_.send(zmq::buffer(peer_), zmq::send_flags::sndmore);
+    router_.send(zmq::buffer(bytes));
+  }
+  void Ack(const std::string& id) {
+    v1::Envelope e;
+    e.mutable_hello_ack()->set_coordinator_id(id);
+    e.mutable_hello_ack()->set_heartbeat_interval_seconds(0.2);
+    Send(e);
+  }
+  void Lease(const std::string& lease_id, const std::string& model, const std::string& value) {
+    v1::Envelope e;
+    v1::Lease* l = e.mutable_lease();
+    l->set_lease_id(lease_id);
+    l->set_sweep("agent-test");
+    l->set_spec_yaml(SpecText());
+    l->set_spec_hash("h1");
+    l->set_config_key("K-" + model + "-" + value);
+    (*l->mutable_params())["MODEL"] = model;
+    (*l->mutable_params())["VALUE"] = value;
+    (*l->mutable_params())["ACT"] = "ok";
+    Send(e);
+  }
+  void ResultAck(const std::string& lease_id) {
+    v1::Envelope e;
+    e.mutable_result_ack()->set_lease_id(lease_id);
+    e.mutable_result_ack()->set_counted(true);
+    Send(e);
+  }
+
+ private:
+  zmq::context_t ctx_;
+  zmq::socket_t router_;
+  std::string peer_;
+};
+
+std::string Endpoint() {
+  return "ipc://" + (std::filesystem::temp_directory_path() /
+                     ("fs-agent-" + std::to_string(getpid()) + ".sock"))
+                        .string();
+}
+
+std::string Info(const v1::Attempt& a, const std::string& key) {
+  auto it = a.info().find(key);
+  return it == a.info().end() ? "" : it->second;
+}
+
+TEST(AgentTest, RunsLeasesInAWarmSessionAndNamesItsKey) {
+  std::string ep = Endpoint();
+  FakeCoordinator coord(ep);
+  AgentOptions o;
+  o.coordinator = ep;
+  o.slots = 1;
+  o.worker_id = "w-test";
+  std::atomic<bool> stop{false};
+  WorkerAgent agent(o);
+  Status st;
+  std::thread t([&] { st = agent.Run(stop); });
+
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
+  coord.Ack("c1");
+  auto req = coord.NextOf(v1::Envelope::kWorkRequest);
+  ASSERT_TRUE(req);
+  EXPECT_EQ(req->work_request().free_slots(), 1);
+  EXPECT_EQ(req->work_request().open_sessions_size(), 0);  // nothing warm yet
+  coord.Lease("L1", "m1", "1");
+  auto r1 = coord.NextOf(v1::Envelope::kResult);
+  ASSERT_TRUE(r1);
+  const v1::Attempt& a1 = r1->result().attempt();
+  ASSERT_TRUE(a1.ok()) << a1.failure_detail();
+  EXPECT_EQ(a1.attempt_id(), "L1");
+  EXPECT_EQ(a1.worker_id(), "w-test");
+  EXPECT_EQ(a1.samples(0).value(), 1.0);
+  // Not acknowledged: the result comes again (3 s resend interval).
+  auto again = coord.NextOf(v1::Envelope::kResult, 6);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->result().lease_id(), "L1");
+  coord.ResultAck("L1");
+
+  auto req2 = coord.NextOf(v1::Envelope::kWorkRequest);
+  ASSERT_TRUE(req2);
+  ASSERT_EQ(req2->work_request().open_sessions_size(), 1);
+  EXPECT_EQ(req2->work_request().open_sessions(0).params().at("MODEL"), "m1");
+  coord.Lease("L2", "m1", "3");
+  auto r2 = coord.NextOf(v1::Envelope::kResult);
+  ASSERT_TRUE(r2);
+  const v1::Attempt& a2 = r2->result().attempt();
+  ASSERT_TRUE(a2.ok()) << a2.failure_detail();
+  EXPECT_EQ(Info(a2, "pid"), Info(a1, "pid"));  // the same warm process served both
+  EXPECT_EQ(Info(a2, "session.position"), "2");
+  coord.ResultAck("L2");
+  // Another key needs another process.
+  coord.Lease("L3", "m2", "1");
+  auto r3 = coord.NextOf(v1::Envelope::kResult);
+  ASSERT_TRUE(r3);
+  EXPECT_NE(Info(r3->result().attempt(), "pid"), Info(a1, "pid"));
+  EXPECT_EQ(Info(r3->result().attempt(), "session.position"), "1");
+  stop = true;
+  t.join();
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(agent.executions(), 3);
+}
+
+TEST(AgentTest, ServesANewCoordinatorAfterASweepFinished) {
+  std::string ep = Endpoint() + "2";
+  FakeCoordinator coord(ep);
+  AgentOptions o;
+  o.coordinator = ep;
+  o.worker_id = "w-test2";
+  std::atomic<bool> stop{false};
+  WorkerAgent agent(o);
+  std::thread t([&] { (void)agent.Run(stop); });
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
+  coord.Ack("c1");
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kWorkRequest));
+  v1::Envelope done;
+  done.mutable_no_work()->set_sweep_finished(true);
+  done.mutable_no_work()->set_retry_after_seconds(0.1);
+  coord.Send(done);
+  // A restarted coordinator (new id) does not know the worker: Reject, hello, ack.
+  v1::Envelope reject;
+  reject.mutable_reject()->set_reason("unknown worker");
+  std::this_thread::sleep_for(std::chrono::milliseconds(600));
+  coord.Send(reject);
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
+  coord.Ack("c2");
+  EXPECT_TRUE(coord.NextOf(v1::Envelope::kWorkRequest, 5)) << "the worker stayed finished";
+  stop = true;
+  t.join();
+}
+
+}  // namespace
+}  // namespace fleetsweep
