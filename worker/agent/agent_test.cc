@@ -27,7 +27,7 @@ std::string SourceDir() {
 
 std::string SpecText() {
   return "sweep: agent-test\nexecutor:\n  type: exec\n  command: [python3, \"" + SourceDir() +
-         "/tests/data/bench/fake_session_bench.py\", \"{MODEL}\"]\n  timeout: 10\n"
+         "/tests/data/bench/fake_session_bench.py\", \"{MODEL}\"]\n  timeout: 30\n"
          "  session: {mode: persistent}\n"
          "parameters:\n  MODEL: [m1, m2]\n  VALUE: [1, 2, 3]\n  ACT: {fixed: ok, reason: test}\n"
          "metrics:\n  - {name: time_ms, goal: minimize}\n";
