@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Tests of scripts/triton_moe_specs.py (ctest: triton_moe_specs_test; CPU only).
+
+The generated per-M specs must pass `fleetsweep validate`, their shared-memory constraint (in the
+spec's constraint language) must admit exactly the tile sets moe_algo.smem_bytes admits, and the
+export must give one vLLM entry per batch size from the runs' results.json files."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(HERE, "triton_moe_specs.py")
+sys.path.insert(0, os.path.join(HERE, "..", "worker", "benches", "triton"))
+import moe_algo  # noqa: E402
+
+BIN = os.environ.get("FLEETSWEEP_BIN", os.path.join(HERE, "..", "build", "bin"))
+
+
+def fleetsweep(*args):
+    return subprocess.run([os.path.join(BIN, "fleetsweep")] + list(args), capture_output=True, text=True)
+
+
+class Specs(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def generate(self, *extra):
+        out = subprocess.run([sys.executable, SCRIPT, "specs", "--out", self.tmp.name, "--session", "one-shot"]
+                             + list(extra), capture_output=True, text=True, check=True)
+        return out.stdout.split()
+
+    def test_one_spec_per_batch_size_and_each_validates(self):
+        paths = self.generate()
+        self.assertEqual([os.path.basename(p) for p in paths],
+                         ["triton-moe-m%d.yaml" % m for m in moe_algo.TUNED_BATCH_SIZES])
+        for path in paths[:3] + paths[-1:]:
+            r = fleetsweep("validate", path)
+            self.assertEqual(r.returncode, 0, path + ": " + r.stdout + r.stderr)
+
+    def test_constraint_admits_what_the_estimate_admits(self):
+        for limit in (32 * 1024, 48 * 1024, 232448):
+            path = self.generate("--ms", "64", "--smem-limit", str(limit))[0]
+            r = fleetsweep("space", path, "--json")
+            self.assertEqual(r.returncode, 0, r.stderr)
+            counts = json.loads(r.stdout)["counts"]
+            fits, _ = moe_algo.tuning_space(smem_limit=limit)
+            self.assertEqual(counts["after_pinned"], 1920)
+            self.assertEqual(counts["final"], len(fits), limit)
+
+    def test_smem_sweep_spec(self):
+        path = self.generate("--ms", "256", "--smem-sweep", "32768,49152,232448")[0]
+        r = fleetsweep("space", path, "--json")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        expected = sum(len(moe_algo.tuning_space(smem_limit=lim)[0]) for lim in (32768, 49152, 232448))
+        self.assertEqual(json.loads(r.stdout)["counts"]["final"], expected)
+
+    def test_export_takes_each_runs_winner_keyed_by_m(self):
+        runs = []
+        for i, m in enumerate(moe_algo.TUNED_BATCH_SIZES):
+            d = os.path.join(self.tmp.name, "run%d" % i)
+            os.makedirs(d)
+            tiles = {"BLOCK_SIZE_M": 16 * (1 + i % 4), "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 128,
+                     "GROUP_SIZE_M": 1, "num_warps": 4, "num_stages": 3}
+            params = {k: str(v) for k, v in dict(tiles, M=m, smem_limit=232448).items()}
+            results = {"sweep": "triton-moe-m%d" % m, "winner": None if i % 2 else {"params": params},
+                       "configurations": [{"rank": 2, "n": 5, "params": dict(params, BLOCK_SIZE_N="32")},
+                                          {"rank": 1, "n": 5, "params": params}]}
+            with open(os.path.join(d, "results.json"), "w") as f:
+                json.dump(results, f)
+            runs.append((d, m, tiles))
+        out = subprocess.run([sys.executable, SCRIPT, "export", "--device-name", "NVIDIA H200"]
+                             + [r[0] for r in runs], capture_output=True, text=True, check=True)
+        loaded = json.loads(out.stdout)
+        self.assertEqual(list(loaded), [str(m) for m in moe_algo.TUNED_BATCH_SIZES])
+        for _, m, tiles in runs:
+            self.assertEqual(loaded[str(m)], tiles)
+        self.assertIn("E=8,N=14336,device_name=NVIDIA_H200.json", out.stderr)
+
+    def test_export_names_a_run_without_samples(self):
+        d = os.path.join(self.tmp.name, "empty")
+        os.makedirs(d)
+        with open(os.path.join(d, "results.json"), "w") as f:
+            json.dump({"sweep": "triton-moe-m8", "winner": None, "configurations": []}, f)
+        out = subprocess.run([sys.executable, SCRIPT, "export", "--device-name", "x", d],
+                             capture_output=True, text=True)
+        self.assertNotEqual(out.returncode, 0)
+        self.assertIn("triton-moe-m8: no configuration with samples", out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
