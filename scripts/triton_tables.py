@@ -105,6 +105,27 @@ def smem_table(res, runs, ms=(1, 64, 256, 1024, 4096)):
     return out
 
 
+def infeasible_table(res):
+    """The tile sets of the space whose shared-memory estimate exceeds the device's limit: never
+    compiled, never run, grouped by each parameter's level (whole levels first)."""
+    limit = res.get("smem_device", 232448)
+    space, _ = moe_algo.tuning_space()
+    bad = [c for c in space if moe_algo.config_smem(c) > limit]
+    out = ["%d of %d tile sets need more than %d B of shared memory (infeasible at compile time; "
+           "never compiled or run). By level:" % (len(bad), len(space), limit), "",
+           "| parameter | level | infeasible / total |", "|---|---|---|"]
+    rows = []
+    for p in moe_algo.TILE_PARAMS:
+        for v in moe_algo.BENCHMARK_MOE_SPACE[p]:
+            total = sum(1 for c in space if c[p] == v)
+            n = sum(1 for c in bad if c[p] == v)
+            if n:
+                rows.append((n == total, n / total, p, v, n, total))
+    for whole, _, p, v, n, total in sorted(rows, key=lambda r: (not r[0], -r[1])):
+        out.append("| %s | %s | %d / %d%s |" % (p, v, n, total, " (whole level)" if whole else ""))
+    return out
+
+
 def surfaces_table(res):
     out = ["| surface | requested BM/BN/BK/GROUP/warps/stages | ran | fingerprint | median ms |",
            "|---|---|---|---|---|"]
@@ -166,7 +187,8 @@ def main():
             f.write(tr.dump_vllm_moe(winners))
     runs = [json.loads(line) for line in open(os.path.join(out_dir, "runs.jsonl")) if line.strip()]
     sections = [("Fused MoE per batch size", per_m), ("Search vs grid", grid_table(res)),
-                ("Shared-memory limit", smem_table(res, runs)), ("Platform surfaces", surfaces_table(res)),
+                ("Shared-memory limit", smem_table(res, runs)),
+                ("Infeasible at compile time", infeasible_table(res)), ("Platform surfaces", surfaces_table(res)),
                 ("Flash-attention configs and the exported autotune set", fa_tables(res))]
     print("Device %s, torch %s, triton %s; floors %s; space %s" % (
         res.get("device"), res.get("torch"), res.get("triton"), res.get("floors"), res.get("space")))
