@@ -25,6 +25,12 @@ step() { echo "=== [$(( $(date +%s) - t_start ))s] $*"; }
 step "device"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/nvidia-smi.txt"
 
+# Clocks, power and temperature every second while the jobs run (drift under sustained GEMMs).
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu --format=csv -l 1 \
+  > "$OUT/clocks.csv" 2>/dev/null &
+clocks_pid=$!
+trap 'kill "$clocks_pid" 2>/dev/null' EXIT
+
 if [ "${DIRECT:-1}" = 1 ]; then
   step "direct driver (scripts/triton_tune.py ${TUNE_ARGS:-})"
   # shellcheck disable=SC2086
