@@ -167,8 +167,8 @@ def _inputs(ctx, shape, dtype_name, seed):
             "c2": torch.empty(m * topk, n, device="cuda", dtype=dtype),
             "c3": torch.empty(m * topk, k, device="cuda", dtype=dtype),
             "out": torch.empty(m, k, device="cuda", dtype=dtype)}
-    inp = {"x": x, "w1": w1, "w2": w2, "bufs": bufs, "ids": ids, "ids_list": ids.tolist(), "wts": wts.reshape(-1).contiguous(),
-           "ref": ref, "ref_norm": ref.norm().item()}
+    inp = {"x": x, "w1": w1, "w2": w2, "bufs": bufs, "ids": ids, "ids_list": ids.tolist(),
+           "wts": wts.reshape(-1).contiguous(), "ref": ref, "ref_norm": ref.norm().item()}
     ctx["inputs"][key] = inp
     return inp
 
