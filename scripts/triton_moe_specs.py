@@ -71,11 +71,25 @@ def spec_text(m, args):
         % (args.min_execs, args.max_execs),
         "metrics:",
         "  - {name: time_ms, goal: minimize, unit: ms}",
-        "reference: {BLOCK_SIZE_M: 64, BLOCK_SIZE_N: 64, BLOCK_SIZE_K: 64, GROUP_SIZE_M: 16, num_warps: 4,"
-        " num_stages: 3%s}" % (", smem_limit: %s" % args.smem_sweep.split(",")[-1] if args.smem_sweep else ""),
+        "reference: {%s%s}" % (", ".join("%s: %d" % kv for kv in reference(args).items()),
+                               ", smem_limit: %s" % smem_limits(args)[0] if args.smem_sweep else ""),
         "search: {strategy: %s, budget: %d, seed: 18}" % (args.strategy, args.budget),
     ]
     return "\n".join(lines) + "\n"
+
+
+def smem_limits(args):
+    return [int(x) for x in args.smem_sweep.split(",")] if args.smem_sweep else [args.smem_limit]
+
+
+def reference(args):
+    """64/64/64/16/4/3 (near vLLM's default tiles) when it fits the smallest limit, else the
+    first tile set of the space that does: the reference must satisfy the constraint."""
+    preferred = dict(zip(moe_algo.TILE_PARAMS, (64, 64, 64, 16, 4, 3)))
+    fits, _ = moe_algo.tuning_space(smem_limit=min(smem_limits(args)))
+    if not fits:
+        raise ValueError("no tile set fits %d B of shared memory" % min(smem_limits(args)))
+    return preferred if preferred in fits else fits[0]
 
 
 def write_specs(args):
