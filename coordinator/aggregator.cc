@@ -6,24 +6,40 @@
 #include <numeric>
 #include <unordered_map>
 
-#include "common/stats/bootstrap.h"
 #include "common/stats/descriptive.h"
-#include "common/stats/hodges_lehmann.h"
-#include "common/stats/rank_tests.h"
+#include "common/stats/hierarchical.h"
 #include "coordinator/audit.h"
 #include "coordinator/node_effects.h"
+#include "coordinator/winner.h"
 
 namespace fleetsweep {
 namespace {
 
-MetricSummary Summarize(const std::vector<double>& xs, uint64_t seed,
-                        stats::BootstrapWorkspace* ws) {
+using Executions = std::vector<std::vector<double>>;
+
+// Per configuration: raw executions per metric, node-corrected primary executions.
+struct Collected {
+  std::map<std::string, Executions> raw;
+  Executions corrected;
+};
+
+MetricSummary Summarize(const Executions& execs, uint64_t seed, int resamples) {
   MetricSummary m;
-  m.n = static_cast<int64_t>(xs.size());
-  if (xs.empty()) return m;
-  auto med = stats::Median(xs);
-  auto mad = stats::Mad(xs);
-  auto ci = stats::BootstrapMedianCI(xs, 0.95, 2000, seed, ws);
+  std::vector<double> pooled;
+  for (const auto& e : execs) {
+    if (e.empty()) continue;
+    ++m.n;
+    pooled.insert(pooled.end(), e.begin(), e.end());
+  }
+  m.samples = static_cast<int64_t>(pooled.size());
+  if (pooled.empty()) return m;
+  Executions nonempty;
+  for (const auto& e : execs) {
+    if (!e.empty()) nonempty.push_back(e);
+  }
+  auto med = stats::Median(pooled);
+  auto mad = stats::Mad(pooled);
+  auto ci = stats::HierarchicalBootstrapMedianCI(nonempty, 0.95, resamples, seed);
   m.median = med.ok() ? *med : 0;
   m.mad = mad.ok() ? *mad : 0;
   m.ci_low = ci.ok() ? ci->low : m.median;
@@ -31,16 +47,16 @@ MetricSummary Summarize(const std::vector<double>& xs, uint64_t seed,
   return m;
 }
 
-const char* StateName(v1::ConfigState s) {
-  switch (s) {
+ConfigOutcome Outcome(const v1::ConfigRecord& r) {
+  switch (r.state()) {
     case v1::CONFIG_STATE_DONE:
-      return "done";
+      return r.eliminated() ? ConfigOutcome::kEliminated : ConfigOutcome::kDone;
     case v1::CONFIG_STATE_INFEASIBLE:
-      return "infeasible";
+      return ConfigOutcome::kInfeasible;
     case v1::CONFIG_STATE_LEASED:
-      return "leased";
+      return ConfigOutcome::kLeased;
     default:
-      return "pending";
+      return ConfigOutcome::kPending;
   }
 }
 
@@ -58,23 +74,113 @@ std::string Fmt(const char* f, double a, double b) {
   return buf;
 }
 
-// Rule 2 of the winner rule (aggregator.h): best vs runner-up.
-void PairwiseTest(const SweepResult& out, const std::vector<std::vector<double>>& samples,
-                  int runner_up, double confidence, WinnerTest* t) {
-  t->best_key = out.configs[0].key;
-  t->runner_up_key = out.configs[runner_up].key;
-  t->confidence = confidence;
-  auto hl = stats::HodgesLehmannShift(samples[0], samples[runner_up], confidence);
-  auto mw = stats::MannWhitneyU(samples[0], samples[runner_up]);
-  if (mw.ok()) t->mann_whitney_p = mw->p_value;
-  if (!hl.ok()) return;
-  t->done = true;
-  t->hl_shift = hl->estimate;
-  t->hl_ci_low = hl->ci.low;
-  t->hl_ci_high = hl->ci.high;
-  t->hl_confidence = hl->achieved_confidence;
-  t->separated =
-      hl->achieved_confidence >= confidence - 1e-12 && (hl->ci.low > 0 || hl->ci.high < 0);
+// Log of each execution's median (executions with a non-positive median are left out).
+std::vector<double> LogMedians(const Executions& execs) {
+  std::vector<double> out;
+  for (const auto& e : execs) {
+    if (e.empty()) continue;
+    auto m = stats::Median(e);
+    if (m.ok() && *m > 0) out.push_back(std::log(*m));
+  }
+  return out;
+}
+
+// Counts one attempt into its configuration; samples go to `col` (primary ones divided by `div`).
+void AddAttempt(const v1::Attempt& a, const std::string& primary, double div, ConfigResult* c,
+                Collected* col, SweepResult* out) {
+  ++c->attempts;
+  c->nodes.insert(a.node());
+  if (!a.ok()) {
+    ++c->failed_attempts;
+    c->failures_by_class[ClassName(a.failure_class())]++;
+    if (c->failure_class.empty()) {
+      c->failure_class = ClassName(a.failure_class());
+      c->failure_detail = a.failure_detail();
+    }
+    return;
+  }
+  ++c->ok_attempts;
+  if (!a.fingerprint().empty()) c->fingerprints.insert(a.fingerprint());
+  std::map<std::string, std::vector<double>> by_metric;
+  std::vector<double> corrected;
+  for (const auto& s : a.samples()) {
+    if (!std::isfinite(s.value())) continue;
+    by_metric[s.metric()].push_back(s.value());
+    if (s.metric() == primary) corrected.push_back(s.value() / div);
+  }
+  for (auto& [metric, xs] : by_metric) col->raw[metric].push_back(std::move(xs));
+  if (!corrected.empty()) col->corrected.push_back(std::move(corrected));
+  out->total_samples += a.samples_size();
+}
+
+void CheckBounds(const SweepSpec& spec, ConfigResult* c) {
+  for (const auto& m : spec.metrics) {
+    auto it = c->metrics.find(m.name);
+    if (it == c->metrics.end()) continue;
+    const double med = it->second.median;
+    if (m.max_value && med > *m.max_value) {
+      c->violates_bound = true;
+      c->bound_violations.push_back(m.name + Fmt(" median %.6g > max %.6g", med, *m.max_value));
+    }
+    if (m.min_value && med < *m.min_value) {
+      c->violates_bound = true;
+      c->bound_violations.push_back(m.name + Fmt(" median %.6g < min %.6g", med, *m.min_value));
+    }
+  }
+}
+
+void RunAudits(const SweepSpec& spec, const std::vector<std::vector<double>>& log_medians,
+               const AggregateOptions& options, SweepResult* out) {
+  std::vector<std::string> swept;
+  for (const auto& p : spec.params) {
+    if (p.fate == ParamFate::kSwept && p.values.size() >= 2) swept.push_back(p.name);
+    if (p.fate == ParamFate::kInert) out->declared_inert.push_back({p.name, p.reason});
+  }
+  out->stop_inert_early_requested = spec.search.stop_inert_early;
+  out->injection = AuditInjection(out->configs, swept);
+  EffectOptions eo;
+  eo.alpha = options.effect_alpha;
+  eo.seed = options.seed;
+  out->inert = AuditEffects(out->configs, log_medians, swept, eo);
+  out->contradictions = FindContradictions(out->injection, out->inert);
+  out->infeasible_regions = InfeasibleRegions(out->configs, swept);
+  for (const auto& v : out->injection) {
+    if (v.verdict == Injection::kNoFingerprint) {
+      out->warnings.push_back("parameter " + v.param + ": configurations without a fingerprint (" +
+                              std::to_string(v.pairs_without_fingerprint) +
+                              " pairs): nobody checked that it reached what ran");
+    } else if (v.verdict == Injection::kNotInjected) {
+      out->warnings.push_back("parameter " + v.param + " never changed the fingerprint (" +
+                              std::to_string(v.pairs) + " pairs): it did not reach the kernel");
+    }
+  }
+  for (const auto& c : out->contradictions) out->warnings.push_back("contradiction: " + c.text);
+  const std::string invalid = InjectionInvalidReason(out->injection);
+  if (!invalid.empty()) {
+    out->valid = false;
+    out->invalid_reasons.push_back(invalid);
+  }
+  if (out->done == 0 && out->unfinished == 0 && !out->configs.empty()) {
+    out->valid = false;
+    out->invalid_reasons.push_back("no configuration succeeded");
+  }
+  if (spec.search.stop_inert_early) {
+    out->warnings.push_back(
+        "search.stop_inert_early is set but not implemented: every "
+        "configuration was run; effect verdicts are reported after the fact");
+  }
+}
+
+std::string WinnerRule(double alpha, int looks) {
+  char b[400];
+  std::snprintf(b, sizeof b,
+                "winner only if it beats EVERY other ranked configuration: two-sided moderated "
+                "Welch t tests (variances shrunk toward the one pooled over all configurations) "
+                "on the log median of each execution, each at %.3g / (pairs x %d adaptive stages), "
+                "Bonferroni, so the false-winner rate is at most %.3g; AND the sweep is valid; "
+                "otherwise the tied set",
+                alpha, looks, alpha);
+  return b;
 }
 
 }  // namespace
@@ -93,8 +199,7 @@ SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>
     ConfigResult c;
     c.key = r.config_key();
     for (const auto& [k, v] : r.params()) c.params[k] = v;
-    c.status = StateName(r.state());
-    if (r.eliminated() && r.state() == v1::CONFIG_STATE_DONE) c.status = "eliminated";
+    c.status = Outcome(r);
     if (r.state() == v1::CONFIG_STATE_INFEASIBLE) {
       c.failure_class = ClassName(r.last_failure());
       c.failure_detail = r.last_failure_detail();
@@ -117,66 +222,40 @@ SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>
   out.node_effects_note = ne.note;
   for (const auto& w : ne.warnings) out.warnings.push_back(w);
 
-  std::vector<std::map<std::string, std::vector<double>>> samples(out.configs.size());
-  std::vector<std::vector<double>> corrected(out.configs.size());
+  std::vector<Collected> collected(out.configs.size());
   for (const auto& a : attempts) {
     ++out.total_attempts;
     if (a.reference()) continue;
     auto it = index.find(a.config_key());
     if (it == index.end()) continue;
-    ConfigResult& c = out.configs[it->second];
-    ++c.attempts;
-    c.nodes.insert(a.node());
-    if (a.ok()) {
-      ++c.ok_attempts;
-      if (!a.fingerprint().empty()) c.fingerprints.insert(a.fingerprint());
-      auto d = ne.divisors.find(a.node());
-      const double div = d == ne.divisors.end() ? 1.0 : d->second;
-      for (const auto& s : a.samples()) {
-        samples[it->second][s.metric()].push_back(s.value());
-        if (s.metric() == out.metric) corrected[it->second].push_back(s.value() / div);
-      }
-      out.total_samples += a.samples_size();
-    } else {
-      ++c.failed_attempts;
-      c.failures_by_class[ClassName(a.failure_class())]++;
-      if (c.failure_class.empty()) {
-        c.failure_class = ClassName(a.failure_class());
-        c.failure_detail = a.failure_detail();
-      }
-    }
+    auto d = ne.divisors.find(a.node());
+    const double div = d == ne.divisors.end() ? 1.0 : d->second;
+    AddAttempt(a, out.metric, div, &out.configs[it->second], &collected[it->second], &out);
   }
-  stats::BootstrapWorkspace ws;
   for (size_t i = 0; i < out.configs.size(); ++i) {
     ConfigResult& c = out.configs[i];
-    for (const auto& [metric, xs] : samples[i]) c.metrics[metric] = Summarize(xs, seed, &ws);
+    const uint64_t cseed = Fnv1a64(c.key, seed);
+    for (const auto& [metric, execs] : collected[i].raw) {
+      const bool primary = metric == out.metric;
+      c.metrics[metric] = Summarize(execs, cseed, primary ? options.resamples : 500);
+    }
     auto p = c.metrics.find(out.metric);
     if (p != c.metrics.end()) c.raw_primary = p->second;
-    c.primary = ne.applied ? Summarize(corrected[i], seed, &ws) : c.raw_primary;
-    for (const auto& m : spec.metrics) {
-      auto it = c.metrics.find(m.name);
-      if (it == c.metrics.end()) continue;
-      const double med = it->second.median;
-      if (m.max_value && med > *m.max_value) {
-        c.violates_bound = true;
-        c.bound_violations.push_back(m.name + Fmt(" median %.6g > max %.6g", med, *m.max_value));
-      }
-      if (m.min_value && med < *m.min_value) {
-        c.violates_bound = true;
-        c.bound_violations.push_back(m.name + Fmt(" median %.6g < min %.6g", med, *m.min_value));
-      }
-    }
+    c.primary =
+        ne.applied ? Summarize(collected[i].corrected, cseed, options.resamples) : c.raw_primary;
+    CheckBounds(spec, &c);
     if (c.fingerprints.size() > 1) {
       out.warnings.push_back("configuration " + c.key + " reported " +
                              std::to_string(c.fingerprints.size()) +
                              " different fingerprints across its attempts");
     }
-    if (c.status == "done" || c.status == "eliminated")
+    if (c.status == ConfigOutcome::kDone || c.status == ConfigOutcome::kEliminated) {
       ++out.done;
-    else if (c.status == "infeasible")
+    } else if (c.status == ConfigOutcome::kInfeasible) {
       ++out.infeasible;
-    else
+    } else {
       ++out.unfinished;
+    }
   }
 
   // Rank: configurations with samples (and within bounds) first, by (corrected) median.
@@ -190,82 +269,25 @@ SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>
     if (!rankable(a)) return a.key < b.key;
     return minimize ? a.primary.median < b.primary.median : a.primary.median > b.primary.median;
   });
+  std::vector<std::vector<double>> log_medians;
   {
     std::vector<ConfigResult> ranked;
-    std::vector<std::vector<double>> ranked_samples;
     for (size_t i : order) {
       ranked.push_back(std::move(out.configs[i]));
-      ranked_samples.push_back(std::move(corrected[i]));
+      log_medians.push_back(LogMedians(collected[i].corrected));
     }
     out.configs = std::move(ranked);
-    corrected = std::move(ranked_samples);
   }
+  size_t n_ranked = 0;
+  while (n_ranked < out.configs.size() && rankable(out.configs[n_ranked])) ++n_ranked;
 
-  // Audits.
-  std::vector<std::string> swept;
-  for (const auto& p : spec.params) {
-    if (p.fate == ParamFate::kSwept && p.values.size() >= 2) swept.push_back(p.name);
-    if (p.fate == ParamFate::kInert) out.declared_inert.push_back({p.name, p.reason});
-  }
-  out.stop_inert_early_requested = spec.search.stop_inert_early;
-  out.injection = AuditInjection(out.configs, swept);
-  out.inert = AuditInert(out.configs, corrected, swept);
-  out.infeasible_regions = InfeasibleRegions(out.configs, swept);
-  for (const auto& v : out.injection) {
-    if (v.verdict == "no_fingerprint") {
-      out.warnings.push_back("parameter " + v.param + ": configurations without a fingerprint (" +
-                             std::to_string(v.pairs_without_fingerprint) +
-                             " pairs): nobody checked that it reached what ran");
-    } else if (v.verdict == "not_injected") {
-      out.warnings.push_back("parameter " + v.param + " never changed the fingerprint (" +
-                             std::to_string(v.pairs) + " pairs): it did not reach the kernel");
-    }
-  }
-  const std::string invalid = InjectionInvalidReason(out.injection);
-  if (!invalid.empty()) {
-    out.valid = false;
-    out.invalid_reasons.push_back(invalid);
-  }
-  if (out.done == 0 && out.unfinished == 0 && !out.configs.empty()) {
-    out.valid = false;
-    out.invalid_reasons.push_back("no configuration succeeded");
-  }
-  if (spec.search.stop_inert_early) {
-    out.warnings.push_back(
-        "search.stop_inert_early is set but not implemented: every "
-        "configuration was run; inert verdicts are reported after the fact");
-  }
+  RunAudits(spec, log_medians, options, &out);
 
-  // Winner.
-  out.winner_rule =
-      options.pairwise_winner_test
-          ? "winner only if its 95% bootstrap CI of the median is disjoint from "
-            "every other configuration's AND the Hodges-Lehmann CI of the shift to the "
-            "runner-up excludes 0 at " +
-                std::to_string(static_cast<int>(options.pairwise_confidence * 100 + 0.5)) +
-                "% confidence AND the sweep is valid; otherwise the tied set"
-          : "winner only if its 95% bootstrap CI of the median is disjoint from "
-            "every other configuration's AND the sweep is valid; otherwise the tied set";
-  if (!out.configs.empty() && rankable(out.configs[0])) {
-    const MetricSummary& best = out.configs[0].primary;
-    out.tied.push_back(0);
-    int runner_up = -1;
-    for (size_t i = 1; i < out.configs.size() && rankable(out.configs[i]); ++i) {
-      if (runner_up < 0) runner_up = static_cast<int>(i);
-      const MetricSummary& m = out.configs[i].primary;
-      bool overlaps = minimize ? m.ci_low <= best.ci_high : m.ci_high >= best.ci_low;
-      if (overlaps) out.tied.push_back(static_cast<int>(i));
-    }
-    bool defended = out.tied.size() == 1;
-    if (runner_up > 0 && options.pairwise_winner_test) {
-      PairwiseTest(out, corrected, runner_up, options.pairwise_confidence, &out.winner_test);
-      if (defended && !out.winner_test.separated) {
-        defended = false;
-        out.tied.push_back(runner_up);
-      }
-    }
-    if (defended && out.valid) out.winner = 0;
-  }
+  WinnerOptions wo;
+  wo.family_alpha = options.winner_alpha;
+  wo.looks = spec.repetitions.max > spec.repetitions.min ? 2 : 1;
+  out.winner_rule = WinnerRule(wo.family_alpha, wo.looks);
+  DecideWinner(log_medians, n_ranked, minimize, wo, &out);
   if (out.unfinished > 0) {
     out.warnings.push_back(std::to_string(out.unfinished) + " configurations are unfinished");
   }

@@ -1,23 +1,26 @@
 // Aggregator: turns a sweep's stored attempts into per-configuration robust summaries, runs the
 // honest-measurement audits (coordinator/audit.h, coordinator/node_effects.h) and names a winner
-// only when it can be defended:
-//   1. its 95% bootstrap CI of the median does not overlap any other configuration's CI, and
-//   2. the Hodges-Lehmann CI (99.9% by default: AggregateOptions::pairwise_confidence) of the
-//      shift between its samples and the runner-up's excludes 0 at that achieved confidence
-//      (with the exact U distribution that needs at least 7 samples on each side; fewer stay
-//      tied). 95% and 99% let 1 in 20 and 1 in 40 A/A sweeps name a false winner
-//      (docs/honest-measurement.md), and
-//   3. the sweep is valid (the fingerprint audit found that some parameter reached the kernel).
-// Otherwise the statistically tied best set is reported (the CI-overlap set, plus the runner-up
-// when only rule 2 failed).
+// only when it can be defended (coordinator/winner.h).
 //
-// Node effects: when the reference configuration shows nodes measuring differently, the primary
-// metric's samples are divided by their node's effect before the per-configuration medians, CIs,
-// ranking and tests (ConfigResult::raw_primary keeps the uncorrected summary).
+// The execution is the unit of evidence (docs/honest-measurement.md): samples inside one
+// execution share its process, clocks, caches and node, so
+//   - every summary's n counts executions (samples beside it) and its CI is the hierarchical
+//     bootstrap's (executions resampled, then samples within them; per-configuration seed);
+//   - the winner rule and the effect audit test one value per execution (its log median);
+//   - the winner must beat every other ranked configuration with the family-wise error rate held
+//     at AggregateOptions::winner_alpha (1%) over all pairs and the scheduler's adaptive stages;
+//     otherwise the tied set is reported (the best plus every configuration it did not beat);
+//   - the sweep must be valid (the fingerprint audit found that some parameter reached the
+//     kernel).
+//
+// Node effects: when they are well determined, the primary metric's samples are divided by their
+// node's effect before the per-configuration medians, CIs, ranking and tests
+// (ConfigResult::raw_primary keeps the uncorrected summary).
 //
 // Pure function of (spec, config records, attempts): the same inputs give the same output (the
-// bootstraps are seeded). Reference attempts (node-effect measurements) are not mixed into the
-// configurations' samples. Never fails: problems become warnings or invalid_reasons.
+// bootstraps and permutations are seeded). Reference attempts (node-effect measurements) are not
+// mixed into the configurations' samples. Never fails: problems become warnings or
+// invalid_reasons.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +35,9 @@ namespace fleetsweep {
 
 struct AggregateOptions {
   uint64_t seed = 1;
-  bool pairwise_winner_test = true;  // rule 2 above; false: CI separation only
-  double pairwise_confidence = 0.999;
+  double winner_alpha = 0.01;  // family-wise false-winner rate
+  double effect_alpha = 0.05;  // level of the per-parameter effect test
+  int resamples = 2000;        // hierarchical bootstrap rounds (primary metric; 500 for others)
   bool remove_node_effects = true;
 };
 

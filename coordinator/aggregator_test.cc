@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "common/stats/rng.h"
 #include "coordinator/results_writer.h"
 
@@ -44,42 +46,80 @@ v1::Attempt Att(const std::string& key, const std::string& node, double base, co
   return a;
 }
 
-TEST(Aggregate, ClearWinnerPassesBothRules) {
-  SweepSpec spec = Spec("  A: {values: [1, 2]}\n");
+// `n` executions of `samples` samples each, execution medians spread by `exec_noise`.
+std::vector<v1::Attempt> Execs(const std::string& key, const std::string& node, double base,
+                               const std::string& fp, stats::Rng* rng, int n = 5,
+                               double exec_noise = 0.004, int samples = 10) {
+  std::vector<v1::Attempt> out;
+  for (int e = 0; e < n; ++e) {
+    const double shift = 1 + exec_noise * (rng->Uniform01() - 0.5);
+    out.push_back(Att(key, node, base * shift, fp, rng, 0.004, samples));
+  }
+  return out;
+}
+
+std::vector<v1::Attempt> Concat(std::vector<std::vector<v1::Attempt>> parts) {
+  std::vector<v1::Attempt> out;
+  for (auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+TEST(Aggregate, ClearWinnerBeatsEveryOther) {
+  SweepSpec spec = Spec("  A: {values: [1, 2, 3]}\n");
   stats::Rng rng(1);
-  auto r = Aggregate(spec, {Rec("k1", {{"A", "1"}}), Rec("k2", {{"A", "2"}})},
-                     {Att("k1", "n0", 10, "f1", &rng), Att("k2", "n0", 12, "f2", &rng)}, 1);
+  auto r =
+      Aggregate(spec, {Rec("k1", {{"A", "1"}}), Rec("k2", {{"A", "2"}}), Rec("k3", {{"A", "3"}})},
+                Concat({Execs("k1", "n0", 10, "f1", &rng), Execs("k2", "n0", 12, "f2", &rng),
+                        Execs("k3", "n0", 13, "f3", &rng)}),
+                1);
   EXPECT_TRUE(r.valid);
   EXPECT_EQ(r.winner, 0);
   EXPECT_EQ(r.configs[0].key, "k1");
+  EXPECT_EQ(r.configs[0].primary.n, 5);         // executions ...
+  EXPECT_EQ(r.configs[0].primary.samples, 50);  // ... with their samples beside them
   EXPECT_TRUE(r.winner_test.done);
   EXPECT_TRUE(r.winner_test.separated);
-  EXPECT_LT(r.winner_test.hl_ci_high, 0);  // best minus runner-up: clearly negative
+  EXPECT_EQ(r.winner_test.comparisons, 3);
+  EXPECT_EQ(r.winner_test.looks, 2);  // default repetitions: min 3 < max 10
+  EXPECT_NEAR(r.winner_test.comparison_alpha, 0.01 / 6, 1e-15);
+  EXPECT_LE(r.winner_test.max_p, r.winner_test.comparison_alpha);
+  EXPECT_NEAR(r.configs[1].log_diff_vs_best, std::log(1.2), 0.01);
   EXPECT_FALSE(r.winner_rule.empty());
   auto j = ResultsToJson(r);
   EXPECT_EQ(j["valid"], true);
   EXPECT_EQ(j["winner"]["key"], "k1");
   EXPECT_EQ(j["winner_test"]["separated"], true);
+  EXPECT_EQ(j["configurations"][0]["n"], 5);
+  EXPECT_EQ(j["configurations"][0]["samples"], 50);
   EXPECT_EQ(j["audit"]["injection"][0]["verdict"], "injected");
 }
 
-TEST(Aggregate, TinySamplesCannotDefendAWinner) {
+// One execution per configuration is one unit of evidence each, however many samples it holds:
+// 20 samples that disagree by 20% do not make a winner (the old sample-level rule named one).
+TEST(Aggregate, OneExecutionEachCannotDefendAWinner) {
   SweepSpec spec = Spec("  A: {values: [1, 2]}\n");
   stats::Rng rng(1);
-  // Two samples each: disjoint bootstrap CIs, but Hodges-Lehmann cannot reach 95% confidence.
   auto r = Aggregate(
       spec, {Rec("k1", {{"A", "1"}}), Rec("k2", {{"A", "2"}})},
-      {Att("k1", "n0", 10, "f1", &rng, 0.004, 2), Att("k2", "n0", 12, "f2", &rng, 0.004, 2)}, 1);
+      {Att("k1", "n0", 10, "f1", &rng, 0.004, 20), Att("k2", "n0", 12, "f2", &rng, 0.004, 20)}, 1);
   EXPECT_EQ(r.winner, -1);
   EXPECT_EQ(r.tied.size(), 2u);
-  EXPECT_LT(r.winner_test.hl_confidence, 0.95);
-  AggregateOptions ci_only;
-  ci_only.pairwise_winner_test = false;
-  auto r2 = Aggregate(
-      spec, {Rec("k1", {{"A", "1"}}), Rec("k2", {{"A", "2"}})},
-      {Att("k1", "n0", 10, "f1", &rng, 0.004, 2), Att("k2", "n0", 12, "f2", &rng, 0.004, 2)},
-      ci_only);
-  EXPECT_EQ(r2.winner, 0);
+  EXPECT_EQ(r.configs[0].primary.n, 1);
+  EXPECT_DOUBLE_EQ(r.configs[1].p_vs_best, 1.0);
+}
+
+// A/A: the same configuration under two names is tied, and its executions' spread (not the
+// samples') decides: executions that differ by 1% with tight samples inside do not separate.
+TEST(Aggregate, SameThingUnderTwoNamesIsTied) {
+  SweepSpec spec = Spec("  alias: {values: [a, b]}\n");
+  stats::Rng rng(4);
+  auto r = Aggregate(spec, {Rec("ka", {{"alias", "a"}}), Rec("kb", {{"alias", "b"}})},
+                     Concat({Execs("ka", "n0", 10, "fa", &rng, 4, 0.02),
+                             Execs("kb", "n0", 10, "fb", &rng, 4, 0.02)}),
+                     1);
+  EXPECT_EQ(r.winner, -1);
+  EXPECT_EQ(r.tied.size(), 2u);
+  EXPECT_GT(r.winner_test.runner_up_p, r.winner_test.comparison_alpha);
 }
 
 TEST(Aggregate, SameFingerprintEverywhereMakesTheSweepInvalid) {
@@ -104,7 +144,11 @@ TEST(Aggregate, NodeEffectsAreRemovedBeforeRanking) {
   stats::Rng rng(2);
   std::vector<v1::Attempt> as = {Att("k1", "slow", 10, "f1", &rng, 0.004, 10, true),
                                  Att("k1", "fast", 10 / 1.2, "f1", &rng, 0.004, 10, true),
+                                 Att("k1", "slow", 10, "f1", &rng, 0.004, 10, true),
+                                 Att("k1", "fast", 10 / 1.2, "f1", &rng, 0.004, 10, true),
                                  Att("k1", "slow", 10, "f1", &rng),
+                                 Att("k1", "slow", 10, "f1", &rng),
+                                 Att("k2", "fast", 11 / 1.2, "f2", &rng),
                                  Att("k2", "fast", 11 / 1.2, "f2", &rng)};
   auto r = Aggregate(spec, {Rec("k1", {{"A", "1"}}), Rec("k2", {{"A", "2"}})}, as, 1);
   EXPECT_TRUE(r.node_effects_applied);

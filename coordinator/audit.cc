@@ -2,6 +2,7 @@
 #include "coordinator/audit.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <utility>
 
@@ -63,15 +64,15 @@ std::vector<InjectionVerdict> AuditInjection(const std::vector<ConfigResult>& co
       }
     }
     if (v.differing_pairs > 0) {
-      v.verdict = "injected";
+      v.verdict = Injection::kInjected;
       v.example = diff_example;
     } else if (v.pairs > 0) {
-      v.verdict = "not_injected";
+      v.verdict = Injection::kNotInjected;
       v.example = same_example;
     } else if (v.pairs_without_fingerprint > 0) {
-      v.verdict = "no_fingerprint";
+      v.verdict = Injection::kNoFingerprint;
     } else {
-      v.verdict = "untested";
+      v.verdict = Injection::kUntested;
     }
     out.push_back(std::move(v));
   }
@@ -82,8 +83,8 @@ std::string InjectionInvalidReason(const std::vector<InjectionVerdict>& verdicts
   int tested = 0, injected = 0;
   std::string names;
   for (const auto& v : verdicts) {
-    if (v.verdict == "injected") ++injected;
-    if (v.verdict == "injected" || v.verdict == "not_injected") {
+    if (v.verdict == Injection::kInjected) ++injected;
+    if (v.verdict == Injection::kInjected || v.verdict == Injection::kNotInjected) {
       ++tested;
       names += (names.empty() ? "" : ", ") + v.param;
     }
@@ -104,7 +105,7 @@ std::vector<InfeasibleRegion> InfeasibleRegions(const std::vector<ConfigResult>&
       r.param = p;
       r.value = it->second;
       ++r.total;
-      if (c.status == "infeasible") {
+      if (c.status == ConfigOutcome::kInfeasible) {
         ++r.infeasible;
         r.classes[c.failure_class.empty() ? "unknown" : c.failure_class]++;
       }
@@ -122,6 +123,29 @@ std::vector<InfeasibleRegion> InfeasibleRegions(const std::vector<ConfigResult>&
                      if (a.infeasible != b.infeasible) return a.infeasible > b.infeasible;
                      return a.total < b.total;
                    });
+  return out;
+}
+
+std::vector<Contradiction> FindContradictions(const std::vector<InjectionVerdict>& injection,
+                                              const std::vector<InertVerdict>& effects) {
+  std::vector<Contradiction> out;
+  for (const auto& e : effects) {
+    if (e.verdict != Effect::kActive) continue;
+    for (const auto& i : injection) {
+      if (i.param != e.param || i.verdict != Injection::kNotInjected) continue;
+      Contradiction c;
+      c.param = e.param;
+      c.injection = i.verdict;
+      c.effect = e.verdict;
+      char p[32];
+      std::snprintf(p, sizeof p, "%.3g", e.p_value);
+      c.text = "parameter " + e.param + " is not_injected (identical fingerprints in " +
+               std::to_string(i.pairs) + " pairs) yet active by timing (p = " + p +
+               "): the timing difference cannot come from code the parameter changed; suspect "
+               "node, order or warm-up effects, or a fingerprint that misses what it changes";
+      out.push_back(std::move(c));
+    }
+  }
   return out;
 }
 

@@ -140,7 +140,10 @@ void PublishAudits(const SweepSpec& spec, ResultStore* store, CoordinatorMetrics
   auto records = store->LoadConfigs(spec.name);
   auto attempts = store->LoadAttempts(spec.name);
   if (!records.ok() || !attempts.ok()) return;
-  SweepResult r = Aggregate(spec, *records, *attempts, seed);
+  AggregateOptions live;  // a cheaper bootstrap for the live view; the final results use 2000
+  live.seed = seed;
+  live.resamples = 500;
+  SweepResult r = Aggregate(spec, *records, *attempts, live);
   for (const auto& e : r.node_effects) {
     if (std::isfinite(e.effect)) {
       m->SetNodeEffect(e.node, e.effect, std::isfinite(e.ci_low) ? e.ci_low : e.effect,
@@ -148,16 +151,13 @@ void PublishAudits(const SweepSpec& spec, ResultStore* store, CoordinatorMetrics
     }
   }
   std::map<std::string, std::string> verdicts;
-  for (const auto& v : r.injection) verdicts[v.param] = v.verdict;
+  for (const auto& v : r.injection) {
+    if (v.verdict != Injection::kUntested) verdicts[v.param] = Name(v.verdict);
+  }
   for (const auto& v : r.inert) {
-    if (v.verdict == "inert") verdicts[v.param] = "inert";
+    if (v.verdict == Effect::kNoEffect) verdicts[v.param] = Name(v.verdict);
   }
-  for (const auto& [param, verdict] : verdicts) {
-    if (verdict == "injected" || verdict == "not_injected" || verdict == "inert" ||
-        verdict == "no_fingerprint") {
-      m->SetAuditVerdict(param, verdict);
-    }
-  }
+  for (const auto& [param, verdict] : verdicts) m->SetAuditVerdict(param, verdict);
 }
 
 }  // namespace

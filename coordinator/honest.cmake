@@ -4,7 +4,9 @@
 target_sources(fleetsweep_coordinator PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/audit.cc
   ${CMAKE_CURRENT_LIST_DIR}/audit_inert.cc
-  ${CMAKE_CURRENT_LIST_DIR}/node_effects.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/node_effects.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_result.cc
+  ${CMAKE_CURRENT_LIST_DIR}/winner.cc)
 
 fleetsweep_test(audit_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/audit_test.cc
   LIBS fleetsweep_coordinator)
@@ -12,3 +14,5 @@ fleetsweep_test(node_effects_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/node_effects
   LIBS fleetsweep_coordinator)
 fleetsweep_test(aggregator_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/aggregator_test.cc
   LIBS fleetsweep_coordinator)
+fleetsweep_test(dispatch_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/dispatch_test.cc
+  LIBS fleetsweep_coordinator fleetsweep_test_support)

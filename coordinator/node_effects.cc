@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <numeric>
 #include <set>
 
 #include "common/stats/descriptive.h"
-#include "common/stats/median_polish.h"
 #include "common/stats/rank_tests.h"
 #include "common/stats/rng.h"
 #include "coordinator/robust.h"
@@ -22,73 +22,217 @@ std::vector<double> MetricSamples(const v1::Attempt& a, const std::string& metri
   return xs;
 }
 
-std::vector<double> Resample(const std::vector<double>& xs, stats::Rng* rng) {
-  std::vector<double> r(xs.size());
-  for (auto& x : r) x = xs[rng->UniformIndex(static_cast<uint32_t>(xs.size()))];
-  return r;
+// One execution in the all-data fit: its row (configuration), column (node) and log median.
+struct Obs {
+  int row = 0, col = 0;
+  double y = 0;
+};
+
+// Alternating medians: row[r] = median(y - col), col[c] = median(y - row), col centred on its
+// median. Returns the column effects.
+std::vector<double> FitColumns(const std::vector<Obs>& obs, int rows, int cols, int iterations,
+                               std::vector<double>* row_out = nullptr) {
+  std::vector<double> row(rows, 0.0), col(cols, 0.0), prev(cols, 0.0);
+  std::vector<std::vector<double>> by_row(rows), by_col(cols);
+  for (int it = 0; it < iterations; ++it) {
+    for (auto& v : by_row) v.clear();
+    for (const auto& o : obs) by_row[o.row].push_back(o.y - col[o.col]);
+    for (int r = 0; r < rows; ++r) {
+      if (!by_row[r].empty()) row[r] = stats::MedianInPlace(&by_row[r]);
+    }
+    for (auto& v : by_col) v.clear();
+    for (const auto& o : obs) by_col[o.col].push_back(o.y - row[o.row]);
+    for (int c = 0; c < cols; ++c) {
+      if (!by_col[c].empty()) col[c] = stats::MedianInPlace(&by_col[c]);
+    }
+    std::vector<double> tmp = col;
+    const double centre = stats::MedianInPlace(&tmp);
+    double moved = 0;
+    for (int c = 0; c < cols; ++c) {
+      moved = std::max(moved, std::fabs(col[c] - centre - prev[c]));
+      col[c] -= centre;
+    }
+    prev = col;
+    if (moved < 1e-12) break;  // converged
+  }
+  if (row_out) *row_out = row;
+  return col;
 }
 
-// Percentile bootstrap CIs of median(node) / median over nodes of the node medians: every node's
-// samples are resampled together in each round, so the denominator moves with them.
-void RatioCis(const std::vector<std::vector<double>>& per_node, int resamples, uint64_t seed,
-              std::vector<double>* lo, std::vector<double>* hi) {
-  stats::Rng rng(seed);
-  const size_t k = per_node.size();
-  std::vector<std::vector<double>> ratios(k);
-  std::vector<double> meds(k);
-  for (int b = 0; b < resamples; ++b) {
-    for (size_t i = 0; i < k; ++i) meds[i] = MedianOf(Resample(per_node[i], &rng));
-    const double d = MedianOf(meds);
-    if (d == 0) continue;
-    for (size_t i = 0; i < k; ++i) ratios[i].push_back(meds[i] / d);
+// True when every node is linked to every other through configurations measured on both.
+bool Connected(const std::vector<Obs>& obs, int rows, int cols) {
+  std::vector<int> parent(cols);
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  std::vector<int> first(rows, -1);
+  for (const auto& o : obs) {
+    if (first[o.row] < 0) first[o.row] = o.col;
+    parent[find(o.col)] = find(first[o.row]);
   }
-  lo->assign(k, NAN);
-  hi->assign(k, NAN);
-  for (size_t i = 0; i < k; ++i) {
-    if (ratios[i].empty()) continue;
-    auto l = stats::Quantile(ratios[i], 0.025);
-    auto h = stats::Quantile(ratios[i], 0.975);
-    if (l.ok()) (*lo)[i] = *l;
-    if (h.ok()) (*hi)[i] = *h;
+  for (int c = 1; c < cols; ++c) {
+    if (find(c) != find(0)) return false;
   }
+  return true;
 }
 
-void PolishEffects(const std::vector<v1::Attempt>& attempts, const std::string& metric,
-                   std::vector<NodeEffect>* nodes) {
+// The all-data fit with residual-bootstrap CIs; fills effect, ci_low/high, executions.
+bool FitAllData(const std::vector<v1::Attempt>& attempts, const std::string& metric, uint64_t seed,
+                const NodeEffectsOptions& options, std::vector<NodeEffect>* nodes) {
   std::map<std::string, int> col;
   for (size_t i = 0; i < nodes->size(); ++i) col[(*nodes)[i].node] = static_cast<int>(i);
-  std::map<std::string, std::vector<std::vector<double>>> cells;  // row key -> per node samples
+  std::map<std::string, std::set<int>> row_nodes;
+  std::vector<std::pair<std::string, Obs>> raw;
   for (const auto& a : attempts) {
     if (!a.ok()) continue;
     auto it = col.find(a.node());
     if (it == col.end()) continue;
-    auto& row = cells[a.config_key()];
-    row.resize(col.size());
-    for (double x : MetricSamples(a, metric)) row[it->second].push_back(x);
+    auto xs = MetricSamples(a, metric);
+    if (xs.empty()) continue;
+    const double m = MedianOf(xs);
+    if (!(m > 0)) continue;
+    raw.push_back({a.config_key(), Obs{0, it->second, std::log(m)}});
+    row_nodes[a.config_key()].insert(it->second);
   }
-  std::vector<std::vector<double>> table;
-  bool spans = false;
-  std::vector<bool> seen(col.size(), false);
-  for (auto& [key, row] : cells) {
-    std::vector<double> r(col.size(), NAN);
-    int observed = 0;
-    for (size_t j = 0; j < row.size(); ++j) {
-      if (row[j].empty()) continue;
-      const double m = MedianOf(row[j]);
-      if (!(m > 0)) continue;
-      r[j] = std::log(m);
-      seen[j] = true;
-      ++observed;
+  std::map<std::string, int> row;
+  std::vector<Obs> obs;
+  for (auto& [key, o] : raw) {
+    if (row_nodes[key].size() < 2) continue;  // a row on one node says nothing about nodes
+    auto ins = row.emplace(key, static_cast<int>(row.size()));
+    o.row = ins.first->second;
+    obs.push_back(o);
+    (*nodes)[o.col].executions++;
+  }
+  const int rows = static_cast<int>(row.size()), cols = static_cast<int>(nodes->size());
+  for (const auto& n : *nodes) {
+    if (n.executions == 0) return false;
+  }
+  if (rows == 0 || !Connected(obs, rows, cols)) return false;
+  std::vector<double> row_fit;
+  const std::vector<double> fit = FitColumns(obs, rows, cols, options.iterations, &row_fit);
+  std::vector<double> resid;
+  for (const auto& o : obs) resid.push_back(o.y - row_fit[o.row] - fit[o.col]);
+  const double e = static_cast<double>(obs.size()), p = rows + cols - 1;
+  if (e - p < std::max(3, cols)) return false;  // too few residual degrees of freedom
+  const double scale = std::sqrt(e / (e - p));
+  stats::Rng rng(seed);
+  std::vector<std::vector<double>> draws(cols);
+  std::vector<Obs> star = obs;
+  // Bounded cost for very large sweeps: about 2e7 element visits, at least 50 rounds.
+  const int rounds =
+      std::max(50, std::min(options.resamples,
+                            static_cast<int>(2e7 / (static_cast<double>(options.iterations) * e))));
+  for (int b = 0; b < rounds; ++b) {
+    for (size_t i = 0; i < obs.size(); ++i) {
+      star[i].y = obs[i].y - resid[i] +
+                  scale * resid[rng.UniformIndex(static_cast<uint32_t>(resid.size()))];
     }
-    if (observed == 0) continue;
-    spans = spans || observed >= 2;
-    table.push_back(r);
+    const std::vector<double> c = FitColumns(star, rows, cols, options.iterations);
+    for (int j = 0; j < cols; ++j) draws[j].push_back(c[j]);
   }
-  if (!spans || std::find(seen.begin(), seen.end(), false) != seen.end()) return;
-  auto mp = stats::MedianPolish(table);
-  if (!mp.ok()) return;
-  for (size_t j = 0; j < nodes->size(); ++j)
-    (*nodes)[j].polish_effect = std::exp(mp->col_effects[j]);
+  for (int j = 0; j < cols; ++j) {
+    NodeEffect& n = (*nodes)[j];
+    n.effect = std::exp(fit[j]);
+    n.ci_low = std::exp(stats::QuantileInPlace(&draws[j], 0.025));
+    n.ci_high = std::exp(stats::QuantileInPlace(&draws[j], 0.975));
+  }
+  return true;
+}
+
+// Reference-only effects and drift, per node, from the reference attempts.
+void ReferenceEffects(const std::vector<v1::Attempt>& attempts, const std::string& metric,
+                      const NodeEffectsOptions& options, std::vector<NodeEffect>* nodes,
+                      std::vector<std::string>* warnings) {
+  std::map<std::string,
+           std::vector<std::pair<std::pair<int64_t, std::string>, std::vector<double>>>>
+      refs;
+  for (const auto& a : attempts) {
+    if (!a.ok() || !a.reference()) continue;
+    auto xs = MetricSamples(a, metric);
+    if (!xs.empty()) refs[a.node()].push_back({{a.started_unix_ms(), a.attempt_id()}, xs});
+  }
+  std::map<std::string, double> medians;
+  for (auto& [node, list] : refs) {
+    std::sort(list.begin(), list.end());
+    std::vector<double> all;
+    for (const auto& [when, xs] : list) all.insert(all.end(), xs.begin(), xs.end());
+    medians[node] = MedianOf(all);
+  }
+  std::vector<double> meds;
+  for (const auto& [node, m] : medians) meds.push_back(m);
+  const double pooled = meds.empty() ? NAN : MedianOf(meds);
+  for (auto& e : *nodes) {
+    auto it = refs.find(e.node);
+    if (it == refs.end()) continue;
+    e.reference_attempts = static_cast<int>(it->second.size());
+    for (const auto& [when, xs] : it->second)
+      e.reference_samples += static_cast<int64_t>(xs.size());
+    if (pooled > 0) e.reference_effect = medians[e.node] / pooled;
+    const size_t k = it->second.size();
+    if (k < 2) continue;
+    std::vector<double> early, late;
+    for (size_t i = 0; i < k; ++i) {
+      auto& dst = i < k / 2 ? early : late;
+      dst.insert(dst.end(), it->second[i].second.begin(), it->second[i].second.end());
+    }
+    auto mw = stats::MannWhitneyU(early, late);
+    if (!mw.ok()) continue;
+    e.drift_tested = true;
+    e.drift_p = mw->p_value;
+    const double me = MedianOf(early);
+    e.drift_change = me != 0 ? MedianOf(late) / me - 1 : NAN;
+    e.drift =
+        e.drift_p < options.drift_alpha && std::fabs(e.drift_change) > options.drift_min_change;
+    if (e.drift) {
+      char b[200];
+      std::snprintf(b, sizeof b,
+                    "node %s drifted: its reference moved %+.1f%% between early and late "
+                    "measurements (Mann-Whitney p = %.2g)",
+                    e.node.c_str(), 100 * e.drift_change, e.drift_p);
+      warnings->push_back(b);
+    }
+  }
+}
+
+std::string Pct(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f%%", 100 * x);
+  return b;
+}
+
+// Why the effects must not be applied ("" when they may).
+std::string RefuseReason(const std::vector<NodeEffect>& nodes, const NodeEffectsOptions& o) {
+  bool clear = false;
+  for (const auto& e : nodes) {
+    if ((e.ci_low > 1 || e.ci_high < 1) && std::fabs(e.effect - 1) >= o.min_effect) clear = true;
+  }
+  if (!clear) {
+    return "no node's effect is distinguishable from 1 (95% CI) by at least " + Pct(o.min_effect) +
+           ": samples not corrected";
+  }
+  for (const auto& e : nodes) {
+    const double half = (std::log(e.ci_high) - std::log(e.ci_low)) / 2;
+    if (!(half <= o.max_log_half_width)) {
+      return "node " + e.node + "'s effect is not well determined (CI half-width " + Pct(half) +
+             " > " + Pct(o.max_log_half_width) + "): samples not corrected";
+    }
+  }
+  for (const auto& e : nodes) {
+    if (!std::isfinite(e.reference_effect)) continue;
+    const bool clearly_slow = e.ci_low > 1, clearly_fast = e.ci_high < 1;
+    if ((clearly_slow && e.reference_effect < 1 - o.min_effect) ||
+        (clearly_fast && e.reference_effect > 1 + o.min_effect)) {
+      char b[240];
+      std::snprintf(b, sizeof b,
+                    "node %s: the reference alone says %.3f, all data say %.3f [%.3f, %.3f]: "
+                    "inconsistent, samples not corrected",
+                    e.node.c_str(), e.reference_effect, e.effect, e.ci_low, e.ci_high);
+      return b;
+    }
+  }
+  return "";
 }
 
 }  // namespace
@@ -99,112 +243,44 @@ NodeEffectsResult EstimateNodeEffects(const std::vector<v1::Attempt>& attempts,
   NodeEffectsResult out;
   out.method = "none";
   std::set<std::string> names;
-  // node -> reference attempts (time, samples), in time order
-  std::map<std::string,
-           std::vector<std::pair<std::pair<int64_t, std::string>, std::vector<double>>>>
-      refs;
   for (const auto& a : attempts) {
-    if (!a.ok()) continue;
-    names.insert(a.node());
-    if (!a.reference()) continue;
-    auto xs = MetricSamples(a, metric);
-    if (!xs.empty()) refs[a.node()].push_back({{a.started_unix_ms(), a.attempt_id()}, xs});
+    if (a.ok()) names.insert(a.node());
   }
-  // Reference samples per node (time order) and the pooled denominator: the median of the node
-  // medians (each node weighs the same, however many references it ran).
-  std::vector<std::string> ref_nodes;
-  std::vector<std::vector<double>> per_node;
-  std::vector<double> node_medians;
-  for (auto& [node, list] : refs) {
-    std::sort(list.begin(), list.end());
-    std::vector<double> mine;
-    for (const auto& [when, xs] : list) mine.insert(mine.end(), xs.begin(), xs.end());
-    ref_nodes.push_back(node);
-    node_medians.push_back(MedianOf(mine));
-    per_node.push_back(std::move(mine));
-  }
-  const double pooled = node_medians.empty() ? NAN : MedianOf(node_medians);
-  std::vector<double> ci_lo, ci_hi;
-  if (!per_node.empty()) {
-    RatioCis(per_node, options.resamples, seed * 0x9E3779B97F4A7C15ULL + 1, &ci_lo, &ci_hi);
-  }
-  bool some_clear = false, missing = false;
-  for (const auto& name : names) {
+  for (const auto& n : names) {
     NodeEffect e;
-    e.node = name;
-    auto it = refs.find(name);
-    const size_t r = std::find(ref_nodes.begin(), ref_nodes.end(), name) - ref_nodes.begin();
-    if (it != refs.end() && pooled != 0 && std::isfinite(pooled)) {
-      e.reference_attempts = static_cast<int>(it->second.size());
-      e.reference_samples = static_cast<int64_t>(per_node[r].size());
-      e.effect = node_medians[r] / pooled;
-      e.ci_low = ci_lo[r];
-      e.ci_high = ci_hi[r];
-      if ((e.ci_low > 1 || e.ci_high < 1) && std::fabs(e.effect - 1) >= options.min_effect) {
-        some_clear = true;
-      }
-      const size_t k = it->second.size();
-      if (k >= 2) {
-        std::vector<double> early, late;
-        for (size_t i = 0; i < k; ++i) {
-          auto& dst = i < k / 2 ? early : late;
-          dst.insert(dst.end(), it->second[i].second.begin(), it->second[i].second.end());
-        }
-        auto mw = stats::MannWhitneyU(early, late);
-        if (mw.ok()) {
-          e.drift_tested = true;
-          e.drift_p = mw->p_value;
-          const double me = MedianOf(early);
-          e.drift_change = me != 0 ? MedianOf(late) / me - 1 : NAN;
-          e.drift = e.drift_p < options.drift_alpha &&
-                    std::fabs(e.drift_change) > options.drift_min_change;
-        }
-      }
-    } else {
-      missing = true;
-    }
+    e.node = n;
     out.nodes.push_back(e);
+    out.divisors[n] = 1.0;
   }
-  PolishEffects(attempts, metric, &out.nodes);
-  for (const auto& e : out.nodes) {
-    out.divisors[e.node] = 1.0;
-    if (e.drift) {
-      char b[200];
-      std::snprintf(b, sizeof b,
-                    "node %s drifted: its reference moved %+.1f%% between early and late "
-                    "measurements (Mann-Whitney p = %.2g)",
-                    e.node.c_str(), 100 * e.drift_change, e.drift_p);
-      out.warnings.push_back(b);
-    }
-  }
+  ReferenceEffects(attempts, metric, options, &out.nodes, &out.warnings);
   if (names.size() < 2) {
     out.note = "one node: no node effects to remove";
     return out;
   }
-  if (per_node.empty()) {
-    out.note = "no reference samples: node effects were not estimated or removed";
+  if (!FitAllData(attempts, metric, seed * 0x9E3779B97F4A7C15ULL + 1, options, &out.nodes)) {
+    for (auto& e : out.nodes) e.effect = e.ci_low = e.ci_high = NAN;
+    out.note =
+        "too few executions of configurations measured on several nodes link the nodes: "
+        "node effects were not estimated or removed";
     out.warnings.push_back(
-        "several nodes but no reference measurements: node effects are not "
-        "removed (add a `reference` configuration to the spec)");
+        "several nodes, but too few executions of configurations measured on "
+        "several nodes to estimate node effects: they are not removed");
     return out;
   }
-  if (!some_clear) {
-    out.note = "no node's effect is distinguishable from 1 (95% CI) by at least " +
-               std::to_string(static_cast<int>(options.min_effect * 100 + 0.5)) +
-               "%: samples not corrected";
+  const std::string refuse = RefuseReason(out.nodes, options);
+  if (!refuse.empty()) {
+    out.note = refuse;
+    if (refuse.find("inconsistent") != std::string::npos) out.warnings.push_back(refuse);
     return out;
   }
   out.applied = true;
-  out.method = "reference";
-  out.note = "primary-metric samples divided by their node's reference effect";
+  out.method = "all_data";
+  out.note =
+      "primary-metric samples divided by their node's effect (all-data fit: clearly "
+      "non-zero, well determined, consistent with the reference)";
   for (auto& e : out.nodes) {
-    if (std::isfinite(e.effect) && e.effect > 0) {
-      out.divisors[e.node] = e.effect;
-      e.applied = true;
-    }
-  }
-  if (missing) {
-    out.warnings.push_back("some nodes have no reference samples: their samples are not corrected");
+    out.divisors[e.node] = e.effect;
+    e.applied = true;
   }
   return out;
 }

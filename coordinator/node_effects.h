@@ -1,19 +1,26 @@
-// Node effects: how much faster or slower each node measures the same thing, estimated from the
-// reference configuration the scheduler runs on every node (first, and again every N leases), and
-// the per-node divisors the aggregator applies before comparing configurations.
+// Node effects: how much faster or slower each node measures the same thing, estimated from ALL
+// the data (every configuration measured on several nodes, the reference included), and the
+// per-node divisors the aggregator applies before comparing configurations.
 //
-//   effect(node) = median(reference samples on node) / median over nodes of those medians
-//     (the median of ALL pooled reference samples would be bimodal when nodes differ, and its
-//     bootstrap unstable; the median of node medians weighs every node once)
-//   CI: 95% percentile bootstrap of that ratio (every node resampled each round, seeded)
-//   second estimate: Tukey median polish of log(median) over the configuration x node table
-//     (reference included as a row); exp(column effect), when some row spans two nodes
+// Model: log(median of an execution) = configuration effect + node effect + noise, fitted
+// robustly by alternating medians over the executions of configurations seen on at least two
+// nodes (a median polish at the execution level: the randomised assignment of dispatch.cc puts
+// every configuration on several nodes). Effects are normalised so that the median node has
+// effect 1: effect(node) = exp(node effect - median over nodes).
+//   CI: 95% percentile interval of a residual bootstrap at the execution level (residuals scaled
+//     by sqrt(E / (E - parameters)), seeded), the execution being the unit of evidence.
+//   reference_effect: the old estimate from the reference configuration alone (median of the
+//     node's reference samples / median over nodes), kept as a consistency check.
 //   drift: the node's reference attempts split in time into early and late halves (at least two
-//     attempts); drift when Mann-Whitney p < 0.01 and |late/early - 1| > 5%
+//     attempts); drift when Mann-Whitney p < 0.01 and |late/early - 1| > 5%.
 //
-// Divisors are applied (SweepResult::node_effects_applied) only when there are at least two nodes,
-// a reference, and some node's CI excludes 1 with |effect - 1| >= min_effect: dividing by an
-// effect that is indistinguishable from 1 would only add noise.
+// Applied (NodeEffectsResult::applied) only when ALL hold, and the note says which failed:
+//   - at least two nodes, all linked through configurations measured on several of them, with
+//     at least max(3, nodes) residual degrees of freedom (executions - parameters);
+//   - some node's CI excludes 1 with |effect - 1| >= min_effect (else only noise is added);
+//   - well determined: every node's CI half-width (log scale) <= max_log_half_width;
+//   - consistent: no node's reference_effect lies on the other side of 1 (by min_effect) from
+//     a clearly determined all-data effect.
 //
 // Pure function of its inputs; deterministic for a given seed. Thread-safety: pure.
 #pragma once
@@ -29,18 +36,21 @@
 namespace fleetsweep {
 
 struct NodeEffectsOptions {
-  double min_effect = 0.01;  // apply only when some |effect - 1| >= this
+  double min_effect = 0.01;          // apply only when some |effect - 1| >= this
+  double max_log_half_width = 0.05;  // "well determined"
   double drift_alpha = 0.01;
   double drift_min_change = 0.05;
-  int resamples = 2000;
+  int resamples = 300;  // residual bootstrap rounds (fewer, >= 50, past ~1e5
+                        // executions: the cost is bounded)
+  int iterations = 20;  // alternating-median sweeps
 };
 
 struct NodeEffectsResult {
   std::vector<NodeEffect> nodes;           // every node with an ok attempt, by name
   std::map<std::string, double> divisors;  // node -> divisor of primary samples (1 when none)
   bool applied = false;
-  std::string method;  // "reference", or "none"
-  std::string note;    // why not applied / what is missing
+  std::string method;  // "all_data", or "none"
+  std::string note;    // why applied or not
   std::vector<std::string> warnings;
 };
 

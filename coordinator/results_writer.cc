@@ -9,11 +9,8 @@ namespace fleetsweep {
 namespace {
 
 nlohmann::json SummaryJson(const MetricSummary& m) {
-  return {{"n", m.n},
-          {"median", m.median},
-          {"mad", m.mad},
-          {"ci_low", m.ci_low},
-          {"ci_high", m.ci_high}};
+  return {{"n", m.n},     {"samples", m.samples}, {"median", m.median},
+          {"mad", m.mad}, {"ci_low", m.ci_low},   {"ci_high", m.ci_high}};
 }
 
 std::string CsvEscape(const std::string& s) {
@@ -48,7 +45,7 @@ nlohmann::json AuditJson(const SweepResult& r) {
   nlohmann::json injection = nlohmann::json::array();
   for (const auto& v : r.injection) {
     injection.push_back({{"param", v.param},
-                         {"verdict", v.verdict},
+                         {"verdict", Name(v.verdict)},
                          {"pairs", v.pairs},
                          {"differing_pairs", v.differing_pairs},
                          {"pairs_without_fingerprint", v.pairs_without_fingerprint},
@@ -59,12 +56,13 @@ nlohmann::json AuditJson(const SweepResult& r) {
     nlohmann::json effects = nlohmann::json::object();
     for (const auto& [level, e] : v.level_effects) effects[level] = Num(e);
     inert.push_back({{"param", v.param},
-                     {"verdict", v.verdict},
+                     {"verdict", Name(v.verdict)},
                      {"test", v.test},
                      {"statistic", Num(v.statistic)},
-                     {"df", v.df},
                      {"p_value", Num(v.p_value)},
-                     {"epsilon_squared", Num(v.epsilon_squared)},
+                     {"min_p", Num(v.min_p)},
+                     {"exact", v.exact},
+                     {"arrangements", Num(v.arrangements)},
                      {"spread", Num(v.spread)},
                      {"levels", v.levels},
                      {"blocks", v.blocks},
@@ -85,10 +83,22 @@ nlohmann::json AuditJson(const SweepResult& r) {
                        {"classes", g.classes},
                        {"text", RegionText(g)}});
   }
+  nlohmann::json contradictions = nlohmann::json::array();
+  for (const auto& c : r.contradictions) {
+    contradictions.push_back({{"param", c.param},
+                              {"injection", Name(c.injection)},
+                              {"effect", Name(c.effect)},
+                              {"text", c.text}});
+  }
   return {
       {"injection", injection},
       {"inert", inert},
-      {"inert_rule", "inert when Kruskal-Wallis p > 0.05 and the level effects spread < 2%"},
+      {"inert_rule",
+       "permutation test of log execution medians, level labels re-dealt within blocks of "
+       "configurations sharing every other parameter: active when p <= 0.05; no_effect when "
+       "p > 0.05, p <= 0.05 was reachable and the level effects spread < 2%; otherwise "
+       "inconclusive (too few blocks/executions, or too noisy)"},
+      {"contradictions", contradictions},
       {"declared_inert", declared},
       {"stop_inert_early", {{"requested", r.stop_inert_early_requested}, {"implemented", false}}},
       {"infeasible_regions", regions}};
@@ -105,9 +115,10 @@ nlohmann::json NodeEffectsJson(const SweepResult& r) {
                      {"effect", Num(e.effect)},
                      {"ci_low", Num(e.ci_low)},
                      {"ci_high", Num(e.ci_high)},
+                     {"executions", e.executions},
                      {"reference_samples", e.reference_samples},
                      {"reference_attempts", e.reference_attempts},
-                     {"median_polish_effect", Num(e.polish_effect)},
+                     {"reference_effect", Num(e.reference_effect)},
                      {"drift", drift},
                      {"applied", e.applied}});
   }
@@ -136,8 +147,9 @@ nlohmann::json ResultsToJson(const SweepResult& r) {
     cj["rank"] = i + 1;
     cj["key"] = c.key;
     cj["params"] = c.params;
-    cj["status"] = c.status;
+    cj["status"] = Name(c.status);
     cj["n"] = c.primary.n;
+    cj["samples"] = c.primary.samples;
     cj["median"] = c.primary.median;
     cj["mad"] = c.primary.mad;
     cj["ci_low"] = c.primary.ci_low;
@@ -160,6 +172,8 @@ nlohmann::json ResultsToJson(const SweepResult& r) {
       cj["bound_violations"] = c.bound_violations;
     }
     cj["raw"] = SummaryJson(c.raw_primary);
+    cj["p_vs_best"] = Num(c.p_vs_best);
+    cj["log_diff_vs_best"] = Num(c.log_diff_vs_best);
     configs.push_back(cj);
   }
   j["configurations"] = configs;
@@ -176,13 +190,15 @@ nlohmann::json ResultsToJson(const SweepResult& r) {
     const WinnerTest& t = r.winner_test;
     j["winner_test"] = {{"best", t.best_key},
                         {"runner_up", t.runner_up_key},
-                        {"test", "hodges_lehmann_shift_ci"},
-                        {"shift", Num(t.hl_shift)},
-                        {"ci_low", Num(t.hl_ci_low)},
-                        {"ci_high", Num(t.hl_ci_high)},
-                        {"confidence", Num(t.confidence)},
-                        {"achieved_confidence", Num(t.hl_confidence)},
-                        {"mann_whitney_p", Num(t.mann_whitney_p)},
+                        {"test", t.test},
+                        {"family_alpha", Num(t.family_alpha)},
+                        {"comparison_alpha", Num(t.comparison_alpha)},
+                        {"comparisons", t.comparisons},
+                        {"looks", t.looks},
+                        {"runner_up_p", Num(t.runner_up_p)},
+                        {"runner_up_log_diff", Num(t.runner_up_log_diff)},
+                        {"max_p", Num(t.max_p)},
+                        {"weakest", t.weakest_key},
                         {"separated", t.separated}};
   } else {
     j["winner_test"] = nullptr;
@@ -201,19 +217,20 @@ std::string ResultsToCsv(const SweepResult& r) {
   std::ostringstream o;
   o << "rank,key,status";
   for (const auto& n : names) o << "," << CsvEscape(n);
-  o << ",n,median,mad,ci_low,ci_high,attempts,failed_attempts,failure_class,fingerprints\n";
+  o << ",n,samples,median,mad,ci_low,ci_high,attempts,failed_attempts,failure_class,"
+       "fingerprints\n";
   for (size_t i = 0; i < r.configs.size(); ++i) {
     const ConfigResult& c = r.configs[i];
-    o << i + 1 << "," << c.key << "," << c.status;
+    o << i + 1 << "," << c.key << "," << Name(c.status);
     for (const auto& n : names) {
       auto it = c.params.find(n);
       o << "," << (it == c.params.end() ? "" : CsvEscape(it->second));
     }
     std::string fps;
     for (const auto& f : c.fingerprints) fps += (fps.empty() ? "" : " ") + f;
-    o << "," << c.primary.n << "," << c.primary.median << "," << c.primary.mad << ","
-      << c.primary.ci_low << "," << c.primary.ci_high << "," << c.attempts << ","
-      << c.failed_attempts << "," << c.failure_class << "," << fps << "\n";
+    o << "," << c.primary.n << "," << c.primary.samples << "," << c.primary.median << ","
+      << c.primary.mad << "," << c.primary.ci_low << "," << c.primary.ci_high << "," << c.attempts
+      << "," << c.failed_attempts << "," << c.failure_class << "," << fps << "\n";
   }
   return o.str();
 }
@@ -227,17 +244,17 @@ std::string SummaryTable(const SweepResult& r, int rows) {
     for (const auto& why : r.invalid_reasons) o << "!!   " << why << "\n";
     o << bar << "\n";
   }
-  std::snprintf(line, sizeof line, "%-4s %-16s %12s %25s %6s  %s\n", "rank", "config",
-                r.metric.c_str(), "95% CI", "n", "parameters");
+  std::snprintf(line, sizeof line, "%-4s %-16s %12s %25s %5s %7s  %s\n", "rank", "config",
+                r.metric.c_str(), "95% CI", "execs", "samples", "parameters");
   o << line;
   int shown = 0;
   for (size_t i = 0; i < r.configs.size() && shown < rows; ++i) {
     const ConfigResult& c = r.configs[i];
     if (c.primary.n == 0) continue;
-    std::snprintf(line, sizeof line, "%-4zu %-16s %12.4g   [%10.4g, %10.4g] %6lld  %s%s\n", i + 1,
-                  c.key.c_str(), c.primary.median, c.primary.ci_low, c.primary.ci_high,
-                  static_cast<long long>(c.primary.n), ParamsText(c).c_str(),
-                  c.violates_bound ? "  (violates a metric bound)" : "");
+    std::snprintf(line, sizeof line, "%-4zu %-16s %12.4g   [%10.4g, %10.4g] %5lld %7lld  %s%s\n",
+                  i + 1, c.key.c_str(), c.primary.median, c.primary.ci_low, c.primary.ci_high,
+                  static_cast<long long>(c.primary.n), static_cast<long long>(c.primary.samples),
+                  ParamsText(c).c_str(), c.violates_bound ? "  (violates a metric bound)" : "");
     o << line;
     ++shown;
   }
@@ -255,23 +272,25 @@ std::string SummaryTable(const SweepResult& r, int rows) {
     o << "injection audit (fingerprints of configurations differing in one parameter):\n";
     for (const auto& v : r.injection) {
       std::snprintf(line, sizeof line, "  %-24s %-15s %d of %d pairs differ%s\n", v.param.c_str(),
-                    v.verdict.c_str(), v.differing_pairs, v.pairs,
-                    v.verdict == "not_injected"     ? "   <== NEVER REACHED WHAT RAN"
-                    : v.verdict == "no_fingerprint" ? "   <== no fingerprint: unchecked"
-                                                    : "");
+                    Name(v.verdict), v.differing_pairs, v.pairs,
+                    v.verdict == Injection::kNotInjected     ? "   <== NEVER REACHED WHAT RAN"
+                    : v.verdict == Injection::kNoFingerprint ? "   <== no fingerprint: unchecked"
+                                                             : "");
       o << line;
     }
   }
   if (!r.inert.empty()) {
-    o << "inert-parameter analysis (Kruskal-Wallis on block-normalised " << r.metric << "):\n";
+    o << "parameter effects (permutation test of log execution medians within blocks, " << r.metric
+      << "):\n";
     for (const auto& v : r.inert) {
-      if (v.verdict == "untested") {
+      if (v.verdict == Effect::kUntested) {
         o << "  " << v.param << ": untested (" << v.note << ")\n";
         continue;
       }
-      std::snprintf(line, sizeof line, "  %-24s %-12s H=%.3g p=%.3g spread=%.2f%% eps2=%.3g (%s)\n",
-                    v.param.c_str(), v.verdict.c_str(), v.statistic, v.p_value, 100 * v.spread,
-                    v.epsilon_squared, v.test.empty() ? v.note.c_str() : v.test.c_str());
+      std::snprintf(line, sizeof line,
+                    "  %-24s %-12s p=%.3g spread=%.2f%% %d blocks, %d executions%s%s\n",
+                    v.param.c_str(), Name(v.verdict), v.p_value, 100 * v.spread, v.blocks,
+                    v.observations, v.note.empty() ? "" : ": ", v.note.c_str());
       o << line;
     }
   }
@@ -283,20 +302,21 @@ std::string SummaryTable(const SweepResult& r, int rows) {
       << "; " << r.node_effects_note << "):\n";
     for (const auto& e : r.node_effects) {
       std::snprintf(line, sizeof line,
-                    "  %-20s effect %.4f [%.4f, %.4f] from %lld reference samples; median polish "
-                    "%.4f%s\n",
-                    e.node.c_str(), e.effect, e.ci_low, e.ci_high,
-                    static_cast<long long>(e.reference_samples), e.polish_effect,
+                    "  %-20s effect %.4f [%.4f, %.4f] from %d executions; reference alone %.4f%s\n",
+                    e.node.c_str(), e.effect, e.ci_low, e.ci_high, e.executions, e.reference_effect,
                     e.drift ? "  DRIFT" : "");
       o << line;
     }
   }
+  for (const auto& c : r.contradictions) o << "CONTRADICTION: " << c.text << "\n";
   if (r.winner >= 0) {
-    o << "winner: " << ParamsText(r.configs[r.winner]) << " (its 95% CI separates from every "
-      << "other configuration";
+    o << "winner: " << ParamsText(r.configs[r.winner]) << " (beats every other configuration";
     if (r.winner_test.done) {
-      std::snprintf(line, sizeof line, "; Hodges-Lehmann shift to the runner-up %.4g [%.4g, %.4g]",
-                    r.winner_test.hl_shift, r.winner_test.hl_ci_low, r.winner_test.hl_ci_high);
+      std::snprintf(line, sizeof line,
+                    "; largest p %.3g <= %.3g per comparison, family-wise false-winner rate "
+                    "<= %.3g",
+                    r.winner_test.max_p, r.winner_test.comparison_alpha,
+                    r.winner_test.family_alpha);
       o << line;
     }
     o << ")\n";

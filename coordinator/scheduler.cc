@@ -30,6 +30,7 @@ Scheduler::Scheduler(const SweepSpec& spec, SchedulerOptions options, ResultStor
     : spec_(spec), options_(std::move(options)), store_(store) {
   spec_hash_ = Hex16(Fnv1a64(spec_.text));
   if (options_.epoch.empty()) options_.epoch = "e0";
+  draw_state_ = Fnv1a64(options_.epoch, options_.seed);
 }
 
 Status Scheduler::Init() {
@@ -85,7 +86,18 @@ Status Scheduler::Init() {
   }
   // Replay stored attempts.
   FS_ASSIGN_OR_RETURN(std::vector<v1::Attempt> attempts, store_->LoadAttempts(spec_.name));
-  for (const auto& a : attempts) CountAttempt(a);
+  for (const auto& a : attempts) {
+    CountAttempt(a);
+    auto it = index_by_key_.find(a.config_key());
+    if (!a.reference() && it != index_by_key_.end()) configs_[it->second].node_runs[a.node()]++;
+  }
+  stage1_pending_ = 0;
+  for (const auto& c : configs_) {
+    if (c.ok_attempts < spec_.repetitions.min && c.record.state() != v1::CONFIG_STATE_INFEASIBLE) {
+      ++stage1_pending_;
+    }
+  }
+  counting_stage1_ = true;
   for (size_t i = 0; i < configs_.size(); ++i) Reevaluate(static_cast<int>(i));
   if (spec_.search.strategy == "racing") Race();
   spdlog::info("sweep {}: {} configurations, {} stored attempts replayed", spec_.name,
@@ -107,11 +119,19 @@ void Scheduler::CountAttempt(const v1::Attempt& a) {
   ConfigState& c = configs_[it->second];
   if (a.ok()) {
     ++c.ok_attempts;
-    const size_t before = c.primary.size();
+    if (c.ok_attempts == spec_.repetitions.min) StageOneFinished();
+    std::vector<double> mine;
     for (const auto& s : a.samples()) {
-      if (s.metric() == spec_.primary_metric().name) c.primary.push_back(s.value());
+      if (s.metric() == spec_.primary_metric().name && std::isfinite(s.value())) {
+        mine.push_back(s.value());
+      }
     }
-    if (c.primary.size() != before) c.median = MedianOf(c.primary);
+    if (!mine.empty()) {
+      c.primary.insert(c.primary.end(), mine.begin(), mine.end());
+      c.executions.push_back(std::move(mine));
+      c.median = MedianOf(c.primary);
+      UpdateLeader(it->second);
+    }
   } else {
     c.failure_counts[a.failure_class()]++;
     c.record.set_failures(c.record.failures() + 1);
@@ -130,6 +150,7 @@ bool Scheduler::NeedsWork(ConfigState& c) {
   if (c.record.failures() > 0 && c.inflight > 0) return false;
   if (planned < r.min) return true;
   if (planned >= r.max) return false;
+  if (c.extended) return true;       // stage 2: straight to repetitions.max
   if (c.inflight > 0) return false;  // decide adaptively once the results are in
   return !CiTight(&c);
 }
@@ -143,12 +164,24 @@ void Scheduler::Reevaluate(int index) {
   for (const auto& [cls, n] : c.failure_counts) {
     if (IsDeterministic(cls) && n >= r.deterministic_failures) infeasible = true;
   }
+  // Stage 2 (repetition.cc): decided once every configuration has finished stage 1; until then
+  // a configuration at the end of its stage 1 is held (not done).
+  bool hold = false;
+  if (!infeasible && c.inflight == 0 && c.ok_attempts >= r.min && c.ok_attempts < r.max &&
+      !c.extended && !c.record.eliminated() && !c.primary.empty() && options_.extend_contenders) {
+    if (stage1_pending_ > 0) {
+      hold = true;
+    } else {
+      ExtendContenders(index);  // may set c.extended
+    }
+  }
   if (infeasible && c.ok_attempts < r.min) {
     c.record.set_state(v1::CONFIG_STATE_INFEASIBLE);
+    if (old != v1::CONFIG_STATE_INFEASIBLE) StageOneFinished();
   } else if (c.inflight == 0 && c.record.eliminated()) {
     c.record.set_state(v1::CONFIG_STATE_DONE);
-  } else if (c.inflight == 0 && c.ok_attempts >= r.min &&
-             (c.ok_attempts >= r.max || c.primary.empty() || CiTight(&c))) {
+  } else if (c.inflight == 0 && c.ok_attempts >= r.min && !hold &&
+             (c.ok_attempts >= r.max || c.primary.empty() || (!c.extended && CiTight(&c)))) {
     c.record.set_state(v1::CONFIG_STATE_DONE);
   } else if (c.inflight > 0) {
     c.record.set_state(v1::CONFIG_STATE_LEASED);
@@ -165,6 +198,10 @@ void Scheduler::Reevaluate(int index) {
     }
   }
   if (NeedsWork(c)) MarkReady(index);
+  if (stage1_complete_now_) {  // the last stage 1 just ended: decide every held configuration
+    stage1_complete_now_ = false;
+    for (size_t i = 0; i < configs_.size(); ++i) Reevaluate(static_cast<int>(i));
+  }
 }
 
 Status Scheduler::PersistConfig(int index) {
@@ -220,37 +257,6 @@ v1::Lease Scheduler::MakeLease(int index, const std::string& worker_id, bool ref
   }
   if (options_.on_lease_granted) options_.on_lease_granted(lease);
   return lease;
-}
-
-std::vector<v1::Lease> Scheduler::OnWorkRequest(const std::string& worker_id, int free_slots,
-                                                double now) {
-  std::vector<v1::Lease> out;
-  auto wit = workers_.find(worker_id);
-  if (wit == workers_.end()) return out;
-  WorkerInfo& w = wit->second;
-  w.last_seen = now;
-  if (Finished()) return out;
-  // The reference configuration first on every node, and again at intervals.
-  if (reference_ && free_slots > 0 && w.reference_due) {
-    auto it = index_by_key_.find(reference_key_);
-    out.push_back(MakeLease(it == index_by_key_.end() ? -1 : it->second, worker_id, true, now));
-    w.reference_due = false;
-    w.leases_since_reference = 0;
-    --free_slots;
-  }
-  while (free_slots > 0 && !ready_.empty()) {
-    int idx = ready_.front();
-    ready_.pop_front();
-    configs_[idx].in_ready = false;
-    if (!NeedsWork(configs_[idx])) continue;
-    out.push_back(MakeLease(idx, worker_id, false, now));
-    --free_slots;
-    if (++w.leases_since_reference >= options_.reference_every && reference_) {
-      w.reference_due = true;
-    }
-    if (NeedsWork(configs_[idx])) MarkReady(idx);
-  }
-  return out;
 }
 
 v1::NoWork Scheduler::NoWorkReply() const {

@@ -38,9 +38,13 @@ struct SchedulerOptions {
   double worker_timeout_seconds = 10;  // a worker silent this long loses its leases
   double lease_grace_seconds = 30;     // lease deadline = executor timeout + this
   double heartbeat_seconds = 1;
-  int reference_every = 25;  // re-measure the reference after this many leases per node
-  uint64_t seed = 1;         // bootstrap seed for the adaptive-repetition CI
-  std::string epoch;         // unique per coordinator start; part of lease ids
+  int reference_every = 25;  // re-measure the reference at most this many leases apart per node
+                             // (fewer in small sweeps: see dispatch.cc)
+  uint64_t seed = 1;         // bootstrap seed for the adaptive-repetition CI, assignment draws
+  // Adaptive stage 2: a configuration whose CI overlaps the leader's after repetitions.min
+  // executions (and the leader itself) runs to repetitions.max (repetition.cc).
+  bool extend_contenders = true;
+  std::string epoch;  // unique per coordinator start; part of lease ids
   // Observers (optional), called on the scheduler's thread.
   std::function<void(const v1::Attempt&)> on_attempt_counted;
   std::function<void(const v1::Lease&)> on_lease_granted;
@@ -52,10 +56,13 @@ struct ConfigState {
   v1::ConfigRecord record;
   int ok_attempts = 0;
   int inflight = 0;
-  std::vector<double> primary;                 // primary-metric samples of counted ok attempts
-  double ci_low = 0, ci_high = 0, median = 0;  // cached when primary changes (racing)
-  size_t ci_n = 0;
-  std::map<int, int> failure_counts;  // FailureClass -> count
+  std::vector<double> primary;                  // primary-metric samples of counted ok attempts
+  std::vector<std::vector<double>> executions;  // the same samples, one vector per execution
+  double ci_low = 0, ci_high = 0, median = 0;   // cached when executions change (racing)
+  size_t ci_n = 0;                              // executions when the CI was computed
+  bool extended = false;                        // stage 2: runs to repetitions.max
+  std::map<std::string, int> node_runs;         // node -> executions leased there (balance)
+  std::map<int, int> failure_counts;            // FailureClass -> count
   bool in_ready = false;
 };
 
@@ -81,7 +88,13 @@ class Scheduler {
   // A worker said hello (or hello again after a coordinator restart). Returns the ack.
   v1::HelloAck OnHello(const std::string& worker_id, const v1::Hello& hello, double now);
   bool KnowsWorker(const std::string& worker_id) const { return workers_.count(worker_id) > 0; }
-  // Grants up to `free_slots` leases. Empty when nothing is ready (see NoWorkReply).
+  // Grants up to `free_slots` leases. Empty when nothing is ready (see NoWorkReply). Assignment
+  // (dispatch.cc) is randomised and balanced: among the next ready configurations, those run
+  // least on this worker's node first, then those matching one of the request's open session
+  // keys (session affinity), then the least-run overall, then a seeded random draw. The
+  // reference configuration is interleaved through the sweep on every node.
+  std::vector<v1::Lease> OnWorkRequest(const std::string& worker_id, const v1::WorkRequest& request,
+                                       double now);
   std::vector<v1::Lease> OnWorkRequest(const std::string& worker_id, int free_slots, double now);
   v1::NoWork NoWorkReply() const;
   void OnHeartbeat(const std::string& worker_id, const v1::Heartbeat& hb, double now);
@@ -114,6 +127,7 @@ class Scheduler {
     double last_seen = 0;
     std::set<std::string> leases;
     int leases_since_reference = 0;
+    int reference_gap = 0;  // leases until the next reference on this node (drawn per period)
     bool reference_due = true;
   };
 
@@ -127,6 +141,17 @@ class Scheduler {
   void UpdateCi(ConfigState* c);
   bool CiTight(ConfigState* c);
   void Reevaluate(int index);
+  // repetition.cc: stage-2 extension of the contenders for the lead.
+  int LeaderIndex() const { return leader_; }
+  void UpdateLeader(int index);
+  bool Overlaps(const ConfigState& a, const ConfigState& b) const;
+  void ExtendContenders(int index);
+  void StageOneFinished();  // one configuration left stage 1 (min executions, or infeasible)
+  void Reopen(int index);
+  // dispatch.cc: randomised balanced choice of the next configuration for a node; -1 if none.
+  int PickConfig(const std::string& node,
+                 std::vector<std::map<std::string, std::string>>* sessions);
+  int ReferencePeriod() const;
   void MarkReady(int index);
   v1::Lease MakeLease(int index, const std::string& worker_id, bool reference, double now);
   void ExpireLease(const std::string& lease_id, const char* why);
@@ -147,6 +172,11 @@ class Scheduler {
   std::string reference_key_;
   uint64_t lease_seq_ = 0;
   Progress counters_;
+  uint64_t draw_state_ = 0;     // seeded stream for assignment tie-breaks (dispatch.cc)
+  int leader_ = -1;             // best median among configurations with repetitions.min executions
+  int64_t stage1_pending_ = 0;  // configurations still in stage 1 (counted after Init)
+  bool counting_stage1_ = false;      // set at the end of Init's replay
+  bool stage1_complete_now_ = false;  // the last stage 1 just ended (Reevaluate re-runs all)
 };
 
 }  // namespace fleetsweep

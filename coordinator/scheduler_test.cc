@@ -101,14 +101,17 @@ TEST_F(SchedulerTest, RunsEveryConfigurationToItsRepetitionsWithPinnedValuesMerg
   EXPECT_TRUE(first[0].reference()) << "the reference goes first on a new node";
   EXPECT_EQ(first[0].params().at("P"), "7");
   ASSERT_TRUE(sched_->OnResult("w1", Ok(first[0], 11), now).ok());
-  int leases = Drain("w1", &now);
+  Drain("w1", &now);
   EXPECT_TRUE(sched_->Finished());
   Progress p = sched_->GetProgress();
   EXPECT_EQ(p.done, 6);
-  EXPECT_EQ(leases, 12) << "2 repetitions x 6 configurations, no more";
-  auto stored = store_->CountAttempts("sched");
+  auto stored = store_->LoadAttempts("sched");
   ASSERT_TRUE(stored.ok());
-  EXPECT_EQ(*stored, 13);  // 12 + the reference
+  int executions = 0, references = 0;
+  for (const auto& a : *stored) (a.reference() ? references : executions)++;
+  EXPECT_EQ(executions, 12) << "2 repetitions x 6 configurations, no more";
+  // The reference is interleaved through the sweep, not only measured first.
+  EXPECT_GE(references, 2);
 }
 
 TEST_F(SchedulerTest, SilentWorkerLosesItsLeasesAndLateResultCountsOnce) {
@@ -204,11 +207,13 @@ TEST_F(SchedulerTest, RestartResumesWithoutRerunningFinishedWork) {
   now = 2;
   Drain("w1", &now);
   EXPECT_TRUE(sched_->Finished());
-  auto n = store_->CountAttempts("sched");
-  ASSERT_TRUE(n.ok());
-  // 12 repetitions + references (one per coordinator start) + at most the one lost lease.
-  EXPECT_LE(*n, 12 + 2 + 1);
-  EXPECT_GE(*n, 12 + 1);
+  auto stored = store_->LoadAttempts("sched");
+  ASSERT_TRUE(stored.ok());
+  int n = 0;
+  for (const auto& a : *stored) n += a.reference() ? 0 : 1;
+  // 12 repetitions + at most the one lost lease (references are counted apart).
+  EXPECT_LE(n, 12 + 1);
+  EXPECT_GE(n, 12);
 }
 
 // A sweep whose configurations differ clearly: racing stops the clearly worse ones after the first

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "common/stats/bootstrap.h"
+#include "common/stats/hierarchical.h"
 #include "common/stats/rng.h"
 #include "coordinator/scheduler.h"
 #include "spdlog/spdlog.h"
@@ -64,16 +65,23 @@ std::vector<bool> Scheduler::SelectSubset(const std::vector<Config>& all) const 
   return keep;
 }
 
+// The CI of the median with the execution as the unit (hierarchical bootstrap), seeded per
+// configuration; recomputed only when an execution is added.
 void Scheduler::UpdateCi(ConfigState* c) {
-  if (c->ci_n == c->primary.size()) return;
-  c->ci_n = c->primary.size();
-  auto ci = stats::BootstrapMedianCI(c->primary, 0.95, 1000, options_.seed);
+  if (c->ci_n == c->executions.size()) return;
+  c->ci_n = c->executions.size();
+  if (c->executions.empty()) {
+    c->ci_low = c->ci_high = c->median;
+    return;
+  }
+  auto ci = stats::HierarchicalBootstrapMedianCI(c->executions, 0.95, 1000,
+                                                 Fnv1a64(c->record.config_key(), options_.seed));
   c->ci_low = ci.ok() ? ci->low : c->median;
   c->ci_high = ci.ok() ? ci->high : c->median;
 }
 
 bool Scheduler::CiTight(ConfigState* c) {
-  if (c->primary.size() < 2) return false;
+  if (c->executions.size() < 2) return false;
   UpdateCi(c);
   stats::Interval ci{c->ci_low, c->ci_high};
   return stats::RelativeHalfWidth(ci, c->median) <= spec_.repetitions.target_rel_ci;

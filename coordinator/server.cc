@@ -83,7 +83,7 @@ void CoordinatorServer::Handle(const std::string& rid, const void* data, size_t 
       return;
     case v1::Envelope::kWorkRequest: {
       if (!scheduler_->KnowsWorker(rid)) break;
-      auto leases = scheduler_->OnWorkRequest(rid, in.work_request().free_slots(), now);
+      auto leases = scheduler_->OnWorkRequest(rid, in.work_request(), now);
       if (leases.empty()) {
         *out.mutable_no_work() = scheduler_->NoWorkReply();
         Send(rid, Wrap(out, "coordinator"));

@@ -1,5 +1,6 @@
 // SweepResult and its parts: what the aggregator computes for one sweep and what results_writer
 // turns into results.json (schema: docs/results.md). Plain values, no behaviour; copyable.
+// States and verdicts are enums; Name() prints each, the only place their words are spelled.
 #pragma once
 
 #include <cmath>
@@ -11,15 +12,34 @@
 
 namespace fleetsweep {
 
+// A configuration's state at aggregation time.
+enum class ConfigOutcome { kPending, kLeased, kDone, kEliminated, kInfeasible };
+// Fingerprint audit of a parameter (AuditInjection).
+enum class Injection { kUntested, kInjected, kNotInjected, kNoFingerprint };
+// Timing test of a parameter (AuditEffects). kNoEffect is NOT the spec's `inert` fate (declared,
+// never measured): it means "measured, and no difference could be shown".
+enum class Effect { kUntested, kInconclusive, kNoEffect, kActive };
+
+// "pending", "leased", "done", "eliminated", "infeasible".
+const char* Name(ConfigOutcome s);
+// "untested", "injected", "not_injected", "no_fingerprint".
+const char* Name(Injection v);
+// "untested", "inconclusive", "no_effect", "active".
+const char* Name(Effect v);
+
+// Summary of one metric of one configuration. The execution is the unit of evidence: n counts
+// executions (ok attempts with samples of the metric), `samples` the samples inside them; the CI
+// is the hierarchical bootstrap's (executions, then samples within them).
 struct MetricSummary {
-  int64_t n = 0;
+  int64_t n = 0;        // executions
+  int64_t samples = 0;  // samples in those executions
   double median = 0, mad = 0, ci_low = 0, ci_high = 0;
 };
 
 struct ConfigResult {
   std::string key;
   std::map<std::string, std::string> params;
-  std::string status;  // "done", "infeasible", "pending", "leased"
+  ConfigOutcome status = ConfigOutcome::kPending;
   int attempts = 0, ok_attempts = 0, failed_attempts = 0;
   MetricSummary primary;      // node effects removed when SweepResult::node_effects_applied
   MetricSummary raw_primary;  // the primary metric as measured (no node correction)
@@ -31,16 +51,20 @@ struct ConfigResult {
   std::map<std::string, int> failures_by_class;
   bool violates_bound = false;  // a metric bound (e.g. p99 latency) is violated by the median
   std::vector<std::string> bound_violations;  // "p99_e2el_ms median 2400 > max 2000"
+  // The winner test against the best configuration (NaN when not tested): two-sided p of the
+  // difference of mean log execution medians, and that difference (this minus best).
+  double p_vs_best = NAN;
+  double log_diff_vs_best = NAN;
 };
 
 // Fingerprint audit of one swept parameter (coordinator/audit.h).
 struct InjectionVerdict {
   std::string param;
-  // "injected": some pair of configurations differing only in this parameter ran different code;
-  // "not_injected": every such pair has identical fingerprint sets;
-  // "no_fingerprint": pairs exist but at least one side never reported a fingerprint;
-  // "untested": no pair of successful configurations differs only in this parameter.
-  std::string verdict;
+  // kInjected: some pair of configurations differing only in this parameter ran different code;
+  // kNotInjected: every such pair has identical fingerprint sets;
+  // kNoFingerprint: pairs exist but at least one side never reported a fingerprint;
+  // kUntested: no pair of successful configurations differs only in this parameter.
+  Injection verdict = Injection::kUntested;
   int pairs = 0;            // pairs compared (both sides with fingerprints)
   int differing_pairs = 0;  // of those, pairs whose fingerprint sets differ
   int pairs_without_fingerprint = 0;
@@ -50,15 +74,16 @@ struct InjectionVerdict {
 // Measured-effect analysis of one swept parameter (coordinator/audit.h).
 struct InertVerdict {
   std::string param;
-  std::string verdict;   // "inert", "active", "inconclusive", "untested"
-  std::string test;      // e.g. "kruskal_wallis_block_normalized_medians"
-  double statistic = 0;  // H
-  int df = 0;
+  Effect verdict = Effect::kUntested;
+  std::string test;      // "block_permutation_log_execution_medians"
+  double statistic = 0;  // between-level sum of squares of block-centred log execution medians
   double p_value = 1;
-  double epsilon_squared = 0;
-  double spread = 0;  // max/min of the level effects - 1 (0.02 = 2%)
-  int levels = 0, blocks = 0, observations = 0;
-  std::map<std::string, double> level_effects;  // level -> median ratio to its block's median
+  double min_p = 1;         // the smallest p the design could give (> alpha: inconclusive)
+  bool exact = false;       // p from full enumeration (else seeded Monte Carlo)
+  double arrangements = 0;  // distinct within-block re-dealings of the level labels
+  double spread = 0;        // max/min of the level effects - 1 (0.02 = 2%)
+  int levels = 0, blocks = 0, observations = 0;  // observations = executions
+  std::map<std::string, double> level_effects;   // level -> median ratio to its block's median
   std::string note;
 };
 
@@ -77,25 +102,42 @@ struct InfeasibleRegion {
 
 struct NodeEffect {
   std::string node;
-  double effect = NAN;  // median(reference on node) / median of the nodes' reference medians
-  double ci_low = NAN, ci_high = NAN;  // 95% bootstrap CI of that ratio
+  double effect = NAN;  // all-data estimate, the median node = 1 (coordinator/node_effects.h)
+  double ci_low = NAN, ci_high = NAN;  // 95% residual-bootstrap CI over executions
+  int executions = 0;                  // executions of multi-node configurations on this node
   int64_t reference_samples = 0;
   int reference_attempts = 0;
-  double polish_effect = NAN;  // exp(column effect) of the median polish; NaN when not estimable
+  double reference_effect = NAN;  // from the reference configuration alone (consistency check)
   bool drift_tested = false;
   bool drift = false;  // early vs late reference samples: MWU p < 0.01 and > 5% change
   double drift_p = NAN, drift_change = NAN;  // late median / early median - 1
   bool applied = false;                      // samples of this node were divided by `effect`
 };
 
-// Best vs runner-up, the pairwise part of the winner rule.
+// The winner rule's tests (coordinator/winner.h): the best against every other ranked
+// configuration, family-wise error controlled.
 struct WinnerTest {
   bool done = false;
   std::string best_key, runner_up_key;
-  double confidence = NAN;  // requested for the HL interval
-  double hl_shift = NAN, hl_ci_low = NAN, hl_ci_high = NAN, hl_confidence = NAN;  // achieved
-  double mann_whitney_p = NAN;
-  bool separated = false;  // the HL CI excludes 0 at >= 95% achieved confidence
+  std::string test;                 // "t_on_log_execution_medians"
+  double family_alpha = NAN;        // false-winner rate the rule holds
+  double comparison_alpha = NAN;    // family_alpha / (comparisons * looks)
+  int comparisons = 0, looks = 0;   // pairs of ranked configurations; adaptive stages
+  double runner_up_p = NAN;         // best vs runner-up
+  double runner_up_log_diff = NAN;  // runner-up minus best, mean log execution medians
+  double max_p = NAN;               // the weakest of the best's comparisons
+  std::string weakest_key;          // ... and against whom
+  bool separated = false;           // every comparison significant in the right direction
+};
+
+// A parameter whose fingerprint audit and timing test disagree (e.g. "not injected" yet
+// "active": the timing difference cannot come from the parameter; suspect assignment, node or
+// order effects, or a fingerprint that misses what the parameter changes).
+struct Contradiction {
+  std::string param;
+  Injection injection = Injection::kUntested;
+  Effect effect = Effect::kUntested;
+  std::string text;
 };
 
 struct SweepResult {
@@ -116,12 +158,13 @@ struct SweepResult {
   std::vector<std::string> invalid_reasons;
   std::vector<InjectionVerdict> injection;
   std::vector<InertVerdict> inert;
+  std::vector<Contradiction> contradictions;
   std::vector<DeclaredInert> declared_inert;
   bool stop_inert_early_requested = false;  // spec search.stop_inert_early (saving not done)
   std::vector<InfeasibleRegion> infeasible_regions;
   std::vector<NodeEffect> node_effects;
   bool node_effects_applied = false;
-  std::string node_effects_method;  // "reference" / "median_polish" / "none"
+  std::string node_effects_method;  // "all_data" / "none"
   std::string node_effects_note;
 };
 

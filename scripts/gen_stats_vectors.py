@@ -14,6 +14,10 @@ References:
   below. Hodges-Lehmann: numpy median of pairwise differences; the CI rank k from the exact null
   distribution of U computed here with exact integers (Gaussian binomial coefficients), R's
   wilcox.test rule. Rng: splitmix64 + xoshiro256** transcribed here with Python integers.
+  t tests: scipy.stats.ttest_ind (equal_var=False; equal_var=True for the pooled test),
+  scipy.stats.t.sf, scipy.special.betainc. Hierarchical bootstrap and within-block permutation
+  test: transcribed here (SciPy has neither with strata) on the same Rng stream; the exact
+  permutation p enumerates itertools.permutations.
 
 The output is deterministic (fixed numpy seeds); rerunning it must not change the file.
 """
@@ -312,6 +316,124 @@ def hl_vectors():
     return out
 
 
+# ---------------------------------------------------------------- t tests
+def t_vectors():
+    g = np.random.default_rng(13)
+    cases = [
+        ([1.0, 2.0, 3.0], [4.0, 5.0, 7.0]),
+        ([0.01, -0.02, 0.015, 0.0], [0.05, 0.04, 0.07]),
+        (list(g.normal(0.0, 1.0, 10)), list(g.normal(0.3, 2.0, 12))),
+        (list(g.normal(0.0, 0.01, 3)), list(g.normal(0.03, 0.01, 3))),
+        (list(g.normal(5.0, 1.0, 40)), list(g.normal(5.0, 1.0, 35))),
+    ]
+    out = []
+    for x, y in cases:
+        w = stats.ttest_ind(x, y, equal_var=False)
+        pooled = stats.ttest_ind(x, y, equal_var=True)
+        var = (np.var(x, ddof=1) * (len(x) - 1) + np.var(y, ddof=1) * (len(y) - 1)) / (
+            len(x) + len(y) - 2)
+        out.append({"x": [float(v) for v in x], "y": [float(v) for v in y],
+                    "welch_t": float(w.statistic), "welch_p": float(w.pvalue),
+                    "pooled_var": float(var), "pooled_df": len(x) + len(y) - 2,
+                    "pooled_t": float(pooled.statistic), "pooled_p": float(pooled.pvalue)})
+    sf = [{"t": t, "df": df, "sf": float(stats.t.sf(t, df))}
+          for df in (1.0, 2.5, 4.0, 18.0, 200.0) for t in (-3.0, -0.5, 0.0, 0.7, 2.0, 4.5, 30.0)]
+    beta = [{"a": a, "b": b, "x": x, "i": float(special.betainc(a, b, x))}
+            for a in (0.5, 1.0, 2.5, 9.0, 100.0) for b in (0.5, 3.0, 40.0)
+            for x in (0.0, 1e-6, 0.1, 0.5, 0.9, 0.999, 1.0)]
+    return {"cases": out, "t_sf": sf, "betainc": beta}
+
+
+# ---------------------------------------------------------------- hierarchical bootstrap
+def hierarchical_vectors():
+    g = np.random.default_rng(17)
+    cases = [
+        ([[1.0, 2.0, 3.0], [10.0, 11.0], [5.0]], 0.95, 300, 3),
+        ([list(np.round(g.normal(m, 0.5, 5), 3)) for m in (10.0, 10.4, 9.7, 10.1)], 0.9, 500, 42),
+        ([list(np.round(g.lognormal(0.0, 0.02, 8), 5)) for _ in range(3)], 0.95, 1000, 7),
+    ]
+    out = []
+    for execs, conf, resamples, seed in cases:
+        r = Xoshiro(seed)
+        k = len(execs)
+        meds = []
+        for _ in range(resamples):
+            pooled = []
+            for _ in range(k):
+                ex = execs[r.uniform_index(k)]
+                for _ in range(len(ex)):
+                    pooled.append(ex[r.uniform_index(len(ex))])
+            meds.append(float(np.median(pooled)))
+        alpha = 1 - conf
+        out.append({"executions": execs, "confidence": conf, "resamples": resamples,
+                    "seed": seed, "first_medians": meds[:5],
+                    "low": float(np.quantile(meds, alpha / 2)),
+                    "high": float(np.quantile(meds, 1 - alpha / 2))})
+    return out
+
+
+# ---------------------------------------------------------------- block permutation test
+def block_stat(blocks, labels, levels):
+    sums = [0.0] * levels
+    counts = [0] * levels
+    for blk, lab in zip(blocks, labels):
+        mean = sum(v for _, v in blk) / len(blk)
+        for (_, v), l in zip(blk, lab):
+            sums[l] += v - mean
+            counts[l] += 1
+    return sum(s * s / c for s, c in zip(sums, counts) if c > 0)
+
+
+def block_perm_vectors():
+    import itertools
+    g = np.random.default_rng(19)
+    cases = [
+        # two configurations x three executions, one block: 20 arrangements, min p 0.1
+        ([[(0, 1.0), (0, 1.1), (0, 0.9), (1, 2.0), (1, 2.1), (1, 1.9)]], 2, 100, 1, 20000),
+        # three blocks of two configurations (one value each): 8 arrangements
+        ([[(0, 1.0), (1, 1.2)], [(0, 3.0), (1, 3.3)], [(0, 0.5), (1, 0.7)]], 2, 100, 1, 20000),
+        # three levels, unequal blocks
+        ([[(0, 0.1), (1, 0.3), (2, 0.2), (0, 0.15)], [(1, 1.0), (2, 1.4), (0, 0.9)]], 3, 100, 1,
+         20000),
+        # Monte Carlo: four blocks of 2 x 3 executions (20^4 arrangements)
+        ([[(l, float(np.round(g.normal(b + 0.02 * l, 0.02), 4))) for l in (0, 0, 0, 1, 1, 1)]
+          for b in range(4)], 2, 400, 11, 20000),
+    ]
+    out = []
+    for blocks, levels, resamples, seed, limit in cases:
+        blocks = [blk for blk in blocks if len({l for l, _ in blk}) >= 2]
+        observed = [[l for l, _ in blk] for blk in blocks]
+        s_obs = block_stat(blocks, observed, levels)
+        per_block = [sorted(set(itertools.permutations(lab))) for lab in observed]
+        total = 1
+        for p in per_block:
+            total *= len(p)
+        tol = lambda s, ref: s >= ref - 1e-12 * abs(ref)
+        if total <= limit:
+            stats_all = [block_stat(blocks, list(combo), levels)
+                         for combo in itertools.product(*per_block)]
+            hits = sum(1 for s in stats_all if tol(s, s_obs))
+            best = max(stats_all)
+            p, min_p, exact = hits / total, sum(1 for s in stats_all if tol(s, best)) / total, True
+        else:
+            r = Xoshiro(seed)
+            labels = [list(lab) for lab in observed]
+            hits = 0
+            for _ in range(resamples):
+                for lab in labels:
+                    for k in range(len(lab), 1, -1):
+                        j = r.uniform_index(k)
+                        lab[k - 1], lab[j] = lab[j], lab[k - 1]
+                if tol(block_stat(blocks, labels, levels), s_obs):
+                    hits += 1
+            p, min_p, exact = (1 + hits) / (1 + resamples), 1 / (1 + resamples), False
+        out.append({"blocks": [[[l, v] for l, v in blk] for blk in blocks], "levels": levels,
+                    "resamples": resamples, "seed": seed, "exact_limit": limit,
+                    "statistic": s_obs, "p": p, "min_p": min_p, "exact": exact,
+                    "arrangements": total})
+    return out
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     default_out = os.path.join(here, "..", "tests", "data", "stats", "vectors.json")
@@ -328,6 +450,9 @@ def main():
         "kruskal": kruskal_vectors(),
         "median_polish": polish_vectors(),
         "hodges_lehmann": hl_vectors(),
+        "t_tests": t_vectors(),
+        "hierarchical_bootstrap": hierarchical_vectors(),
+        "block_permutation": block_perm_vectors(),
     }
     doc.update(distribution_vectors())
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

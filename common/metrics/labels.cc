@@ -29,8 +29,8 @@ std::string FailureClassLabel(bool ok, const std::string& failure_class) {
 }
 
 const std::vector<std::string>& KnownAuditVerdicts() {
-  static const std::vector<std::string> kVerdicts = {"injected", "not_injected", "inert",
-                                                     "no_fingerprint"};
+  static const std::vector<std::string> kVerdicts = {"injected", "not_injected", "no_effect",
+                                                     "no_fingerprint", "inert"};
   return kVerdicts;
 }
 

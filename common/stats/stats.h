@@ -2,6 +2,9 @@
 //
 //   descriptive.h     Median, Quantile (type 7), Mad (raw / normal-scaled), Mean, StdDev, Summarize
 //   bootstrap.h       BootstrapMedianCI (seeded percentile bootstrap), RelativeHalfWidth
+//   hierarchical.h    HierarchicalBootstrapMedianCI (executions, then samples within them)
+//   t_test.h          WelchTTest, PooledVarianceT, StudentTSf, RegularizedIncompleteBeta
+//   block_permutation.h  BlockPermutationTest (labels re-dealt within blocks; exact or seeded)
 //   hodges_lehmann.h  HodgesLehmannShift (shift estimate + distribution-free CI)
 //   rank_tests.h      MannWhitneyU, KruskalWallis (+ epsilon^2), MidRanks
 //   median_polish.h   MedianPolish (configurations x nodes, missing cells allowed)
@@ -14,10 +17,13 @@
 // objects (Rng, BootstrapWorkspace) that one thread at a time may use.
 #pragma once
 
+#include "common/stats/block_permutation.h"
 #include "common/stats/bootstrap.h"
 #include "common/stats/descriptive.h"
 #include "common/stats/distributions.h"
+#include "common/stats/hierarchical.h"
 #include "common/stats/hodges_lehmann.h"
 #include "common/stats/median_polish.h"
 #include "common/stats/rank_tests.h"
 #include "common/stats/rng.h"
+#include "common/stats/t_test.h"

@@ -197,5 +197,74 @@ TEST(StatsVectors, HodgesLehmann) {
   }
 }
 
+TEST(StatsVectors, TTests) {
+  const json& v = Vectors()["t_tests"];
+  ASSERT_GE(v["cases"].size(), 5u);
+  for (const auto& c : v["cases"]) {
+    const auto x = Doubles(c["x"]), y = Doubles(c["y"]);
+    const auto w = WelchTTest(x, y);
+    ASSERT_TRUE(w.ok()) << w.status().ToString();
+    EXPECT_TRUE(Close(w->t, c["welch_t"].get<double>(), 1e-11));
+    EXPECT_TRUE(Close(w->p_value, c["welch_p"].get<double>(), kPValue));
+    double df = 0;
+    const double var = PooledVariance({x, y}, &df);
+    EXPECT_TRUE(Close(var, c["pooled_var"].get<double>(), 1e-11));
+    EXPECT_EQ(df, c["pooled_df"].get<double>());
+    const auto p = PooledVarianceT(x, y, var, df);
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_TRUE(Close(p->t, c["pooled_t"].get<double>(), 1e-11));
+    EXPECT_TRUE(Close(p->p_value, c["pooled_p"].get<double>(), kPValue));
+  }
+  for (const auto& c : v["t_sf"]) {
+    EXPECT_TRUE(Close(StudentTSf(c["t"].get<double>(), c["df"].get<double>()),
+                      c["sf"].get<double>(), kPValue))
+        << "t " << c["t"] << " df " << c["df"];
+  }
+  for (const auto& c : v["betainc"]) {
+    EXPECT_TRUE(Close(
+        RegularizedIncompleteBeta(c["a"].get<double>(), c["b"].get<double>(), c["x"].get<double>()),
+        c["i"].get<double>(), 1e-11, 1e-300))
+        << "a " << c["a"] << " b " << c["b"] << " x " << c["x"];
+  }
+}
+
+TEST(StatsVectors, HierarchicalBootstrapReplaysPythonStream) {
+  ASSERT_GE(Vectors()["hierarchical_bootstrap"].size(), 3u);
+  for (const auto& c : Vectors()["hierarchical_bootstrap"]) {
+    const auto execs = c["executions"].get<std::vector<std::vector<double>>>();
+    const int resamples = c["resamples"].get<int>();
+    const uint64_t seed = c["seed"].get<uint64_t>();
+    const auto meds = HierarchicalBootstrapMedians(execs, resamples, seed);
+    ASSERT_TRUE(meds.ok()) << meds.status().ToString();
+    const auto first = Doubles(c["first_medians"]);
+    for (size_t i = 0; i < first.size(); ++i) EXPECT_TRUE(Close((*meds)[i], first[i], kExact));
+    const auto ci =
+        HierarchicalBootstrapMedianCI(execs, c["confidence"].get<double>(), resamples, seed);
+    ASSERT_TRUE(ci.ok()) << ci.status().ToString();
+    EXPECT_TRUE(Close(ci->low, c["low"].get<double>(), kExact));
+    EXPECT_TRUE(Close(ci->high, c["high"].get<double>(), kExact));
+  }
+}
+
+TEST(StatsVectors, BlockPermutationMatchesEnumeration) {
+  ASSERT_GE(Vectors()["block_permutation"].size(), 4u);
+  for (const auto& c : Vectors()["block_permutation"]) {
+    std::vector<std::vector<std::pair<int, double>>> blocks;
+    for (const auto& b : c["blocks"]) {
+      std::vector<std::pair<int, double>> blk;
+      for (const auto& o : b) blk.emplace_back(o[0].get<int>(), o[1].get<double>());
+      blocks.push_back(blk);
+    }
+    const auto r = BlockPermutationTest(blocks, c["levels"].get<int>(), c["resamples"].get<int>(),
+                                        c["seed"].get<uint64_t>(), c["exact_limit"].get<double>());
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_TRUE(Close(r->statistic, c["statistic"].get<double>(), 1e-11));
+    EXPECT_TRUE(Close(r->p_value, c["p"].get<double>(), kExact));
+    EXPECT_TRUE(Close(r->min_p, c["min_p"].get<double>(), kExact));
+    EXPECT_EQ(r->exact, c["exact"].get<bool>());
+    EXPECT_TRUE(Close(r->arrangements, c["arrangements"].get<double>(), 1e-9));
+  }
+}
+
 }  // namespace
 }  // namespace fleetsweep::stats

@@ -107,9 +107,9 @@ void Verdict(const json& r, const report::ReportData& d, std::ostringstream& o) 
       auto num = [&](const char* k) {
         return t.contains(k) && t[k].is_number() ? t[k].get<double>() : NAN;
       };
-      o << " Best vs runner-up: Hodges-Lehmann shift " << FormatNumber(num("shift")) << " ["
-        << FormatNumber(num("ci_low")) << ", " << FormatNumber(num("ci_high"))
-        << "], Mann-Whitney p = " << FormatNumber(num("mann_whitney_p"))
+      o << " Best vs every other configuration: weakest p = " << FormatNumber(num("max_p"))
+        << " (per comparison alpha " << FormatNumber(num("comparison_alpha")) << ", family-wise "
+        << FormatNumber(num("family_alpha")) << ")"
         << (t.value("separated", false) ? " (separated)." : " (not separated).");
     }
     o << "</p>";

@@ -27,8 +27,9 @@ std::string ParamsText(const ReportData& d, const std::map<std::string, std::str
 std::string VerdictTags(const json& audit) {
   if (!audit.is_object()) return "";
   static const std::map<std::string, std::string> kClass = {
-      {"injected", "ok"}, {"not_injected", "bad"},  {"no_fingerprint", "warn"}, {"active", "ok"},
-      {"inert", "warn"},  {"inconclusive", "info"}, {"untested", "info"}};
+      {"injected", "ok"},       {"not_injected", "bad"}, {"no_fingerprint", "warn"},
+      {"active", "ok"},         {"inert", "warn"},       {"no_effect", "warn"},
+      {"inconclusive", "info"}, {"untested", "info"}};
   std::string out;
   for (const char* k : {"injection", "inert"}) {
     if (!audit.contains(k) || !audit[k].is_string()) continue;

@@ -14,7 +14,8 @@ its own record of what ran. At the end it checks
   * every configuration is DONE in the store (none stuck leased);
   * attempt ids are unique in the store and every stored attempt appears in the ledger;
   * per configuration: >= 5 stored ok attempts, results.json ok_attempts equals them, and
-    results.json n equals the number of primary-metric samples over them.
+    results.json n equals the number of ok executions with primary-metric samples, and samples the
+    number of those samples.
 Prints one line "CHAOS {json}" with the figures. Exit 0 pass, 1 fail, 77 no redis-server.
 Bounded: gives up after FLEETSWEEP_CHAOS_DEADLINE seconds (default 150).
 """
@@ -187,8 +188,10 @@ metrics:
             failures.append(f"results.json summary {s}")
         for c in results["configurations"]:
             stored = ok_by_cfg.get(c["key"], [])
-            want_n = sum(a["primary"] for a in stored)
-            if c["n"] != want_n or c["ok_attempts"] != len(stored) or c["status"] != "done":
+            want_n = sum(1 for a in stored if a["primary"])  # executions (issue 14)
+            want_samples = sum(a["primary"] for a in stored)
+            if (c["n"] != want_n or c["samples"] != want_samples
+                    or c["ok_attempts"] != len(stored) or c["status"] != "done"):
                 mismatched.append((c["key"], c["n"], c["ok_attempts"], want_n, len(stored)))
         if mismatched:
             failures.append(f"{len(mismatched)} configurations whose results.json n/ok_attempts "

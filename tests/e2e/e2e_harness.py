@@ -323,5 +323,8 @@ def check_results_vs_store(res, attempts, samples_per_attempt=3):
         check(c["ok_attempts"] == ok and c["attempts"] == ok + failed,
               "configuration %s: results.json says %d attempts (%d ok), the store holds %d (%d ok)"
               % (c["key"], c["attempts"], c["ok_attempts"], ok + failed, ok))
-        check(c["n"] == samples_per_attempt * ok, "configuration %s: n = %d, expected %d x %d"
-              % (c["key"], c["n"], samples_per_attempt, ok))
+        check(c["n"] == ok, "configuration %s: n = %d executions, expected %d"
+              % (c["key"], c["n"], ok))
+        check(c["samples"] == samples_per_attempt * ok,
+              "configuration %s: samples = %d, expected %d x %d"
+              % (c["key"], c["samples"], samples_per_attempt, ok))

@@ -110,10 +110,11 @@ def case_ignore_one():
     inj, inert = by_param(r["audit"]["injection"]), by_param(r["audit"]["inert"])
     check(inj["B"]["verdict"] == "not_injected", f"B injection {inj['B']}", text)
     check(inj["A"]["verdict"] == "injected" and inj["C"]["verdict"] == "injected", "A/C", text)
-    check(inert["B"]["verdict"] == "inert", f"B inert {inert['B']}", text)
+    check(inert["B"]["verdict"] == "no_effect", f"B no_effect {inert['B']}", text)
     for p in ("A", "C"):
-        check(inert[p]["verdict"] == "active", f"{p} should not be inert: {inert[p]}", text)
-        check(inert[p]["p_value"] <= 0.05 and inert[p]["test"].startswith("kruskal_wallis"), p)
+        check(inert[p]["verdict"] == "active", f"{p} should be active: {inert[p]}", text)
+        check(inert[p]["p_value"] <= 0.05 and inert[p]["test"].startswith("block_permutation"), p)
+    check(not r["audit"]["contradictions"], f"contradictions {r['audit']['contradictions']}", text)
     check(inert["B"]["p_value"] > 0.05 and inert["B"]["spread"] < 0.02, "B stats", text)
 
 

@@ -1,0 +1,135 @@
+#include "common/stats/block_permutation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "common/stats/rng.h"
+
+namespace fleetsweep::stats {
+namespace {
+
+struct Block {
+  std::vector<int> labels;      // sorted initially (next_permutation order)
+  std::vector<double> centred;  // values minus the block mean, in the original order
+  std::vector<int> observed;    // the observed labels, aligned with centred
+};
+
+double Statistic(const std::vector<Block>& blocks, const std::vector<std::vector<int>>& labels,
+                 const std::vector<double>& counts, std::vector<double>* sums) {
+  std::fill(sums->begin(), sums->end(), 0.0);
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    for (size_t i = 0; i < blocks[b].centred.size(); ++i) {
+      (*sums)[labels[b][i]] += blocks[b].centred[i];
+    }
+  }
+  double s = 0;
+  for (size_t l = 0; l < sums->size(); ++l) {
+    if (counts[l] > 0) s += (*sums)[l] * (*sums)[l] / counts[l];
+  }
+  return s;
+}
+
+// log of the number of distinct orderings of a label multiset.
+double LogMultinomial(const std::vector<int>& labels) {
+  std::vector<int> sorted = labels;
+  std::sort(sorted.begin(), sorted.end());
+  double r = std::lgamma(static_cast<double>(sorted.size()) + 1);
+  for (size_t i = 0; i < sorted.size();) {
+    size_t j = i;
+    while (j < sorted.size() && sorted[j] == sorted[i]) ++j;
+    r -= std::lgamma(static_cast<double>(j - i) + 1);
+    i = j;
+  }
+  return r;
+}
+
+bool AtLeast(double s, double observed) { return s >= observed - 1e-12 * std::fabs(observed); }
+
+}  // namespace
+
+StatusOr<BlockPermutationResult> BlockPermutationTest(
+    const std::vector<std::vector<std::pair<int, double>>>& input, int levels, int resamples,
+    uint64_t seed, double exact_limit) {
+  if (levels < 2) return Status::InvalidArgument("BlockPermutationTest: need at least 2 levels");
+  if (resamples < 1) return Status::InvalidArgument("BlockPermutationTest: resamples must be >= 1");
+  std::vector<Block> blocks;
+  std::vector<double> counts(static_cast<size_t>(levels), 0.0);
+  double log_total = 0;
+  for (size_t b = 0; b < input.size(); ++b) {
+    std::set<int> distinct;
+    double sum = 0;
+    for (const auto& [level, value] : input[b]) {
+      if (level < 0 || level >= levels) {
+        return Status::InvalidArgument("BlockPermutationTest: block " + std::to_string(b) +
+                                       " has level " + std::to_string(level) + " outside [0, " +
+                                       std::to_string(levels) + ")");
+      }
+      if (!std::isfinite(value)) {
+        return Status::InvalidArgument("BlockPermutationTest: block " + std::to_string(b) +
+                                       " has a non-finite value");
+      }
+      distinct.insert(level);
+      sum += value;
+    }
+    if (distinct.size() < 2) continue;
+    Block blk;
+    const double mean = sum / static_cast<double>(input[b].size());
+    for (const auto& [level, value] : input[b]) {
+      blk.observed.push_back(level);
+      blk.centred.push_back(value - mean);
+      counts[level] += 1;
+    }
+    blk.labels = blk.observed;
+    std::sort(blk.labels.begin(), blk.labels.end());
+    log_total += LogMultinomial(blk.labels);
+    blocks.push_back(std::move(blk));
+  }
+  BlockPermutationResult r;
+  if (blocks.empty()) return r;  // nothing to permute: S = 0, p = 1
+  r.arrangements = std::exp(log_total);
+  std::vector<double> sums(static_cast<size_t>(levels));
+  std::vector<std::vector<int>> labels;
+  for (const auto& blk : blocks) labels.push_back(blk.observed);
+  r.statistic = Statistic(blocks, labels, counts, &sums);
+
+  if (r.arrangements <= exact_limit + 0.5) {
+    r.exact = true;
+    for (size_t b = 0; b < blocks.size(); ++b) labels[b] = blocks[b].labels;
+    double total = 0, hits = 0, best = -1, at_best = 0;
+    while (true) {
+      const double s = Statistic(blocks, labels, counts, &sums);
+      total += 1;
+      if (AtLeast(s, r.statistic)) hits += 1;
+      if (s > best * (1 + 1e-12) + 1e-300) {
+        best = s;
+        at_best = 1;
+      } else if (AtLeast(s, best)) {
+        at_best += 1;
+      }
+      size_t b = 0;  // odometer over the blocks' distinct permutations
+      while (b < blocks.size() && !std::next_permutation(labels[b].begin(), labels[b].end())) ++b;
+      if (b == blocks.size()) break;
+    }
+    r.p_value = hits / total;
+    r.min_p = at_best / total;
+    return r;
+  }
+  Rng rng(seed);
+  int hits = 0;
+  for (int i = 0; i < resamples; ++i) {
+    for (auto& l : labels) {
+      for (size_t k = l.size(); k > 1; --k) {
+        std::swap(l[k - 1], l[rng.UniformIndex(static_cast<uint32_t>(k))]);
+      }
+    }
+    if (AtLeast(Statistic(blocks, labels, counts, &sums), r.statistic)) ++hits;
+  }
+  r.resamples = resamples;
+  r.p_value = (1.0 + hits) / (1.0 + resamples);
+  r.min_p = 1.0 / (1.0 + resamples);
+  return r;
+}
+
+}  // namespace fleetsweep::stats

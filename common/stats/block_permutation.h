@@ -1,0 +1,51 @@
+// Permutation test of "the level labels do not matter" with permutations WITHIN blocks.
+//
+// Design: observations (one per execution: the unit of evidence) are grouped into blocks (e.g.
+// configurations sharing every other parameter) and carry a level (the tested parameter's value).
+// Under the null hypothesis the level labels are exchangeable inside each block, whatever the
+// blocks' own effects; the test re-deals the labels within every block and is exact by
+// construction (no distributional assumption, any block sizes, incomplete blocks allowed).
+//
+// Statistic: values are centred on their block's mean; S = sum over levels l of (sum of centred
+// values at l)^2 / n_l, the between-level sum of squares of a randomised-block one-way layout
+// (large when levels differ consistently within blocks).
+//
+// p-value: exact (every distinct re-dealing enumerated, p = #{S' >= S} / total) when the number
+// of distinct arrangements is at most `exact_limit`; otherwise Monte Carlo with `resamples`
+// seeded shuffles (Fisher-Yates per block, Rng::UniformIndex), p = (1 + #{S' >= S}) / (1 +
+// resamples), which is valid (never below the exact level). `min_p` is the smallest p the design
+// can give (exact: the share of arrangements reaching the largest S; Monte Carlo:
+// 1 / (1 + resamples)): when it exceeds the test level the data cannot show an effect and the
+// caller must say "inconclusive", never "no effect".
+//
+// scripts/gen_stats_vectors.py enumerates the same arrangements with itertools and replays the
+// Monte Carlo stream (tests/data/stats/vectors.json).
+//
+// Thread-safety: pure function.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+
+namespace fleetsweep::stats {
+
+struct BlockPermutationResult {
+  double statistic = 0;
+  double p_value = 1;
+  double min_p = 1;
+  bool exact = false;
+  double arrangements = 0;  // distinct re-dealings (product of multinomials; may be huge)
+  int resamples = 0;        // Monte Carlo draws (0 when exact)
+};
+
+// `blocks[b]` holds (level, value) pairs, level in [0, levels). Blocks whose observations all
+// share one level carry no information and are skipped. Errors (InvalidArgument): levels < 2, a
+// level out of range, a non-finite value, resamples < 1.
+StatusOr<BlockPermutationResult> BlockPermutationTest(
+    const std::vector<std::vector<std::pair<int, double>>>& blocks, int levels,
+    int resamples = 4000, uint64_t seed = 0, double exact_limit = 20000);
+
+}  // namespace fleetsweep::stats

@@ -1,0 +1,175 @@
+// Behaviour of the execution-level statistics: the hierarchical bootstrap, the t tests on
+// per-execution summaries and the within-block permutation test (SciPy agreement is in
+// vectors_test.cc).
+#include "common/stats/hierarchical.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "common/stats/block_permutation.h"
+#include "common/stats/bootstrap.h"
+#include "common/stats/distributions.h"
+#include "common/stats/rng.h"
+#include "common/stats/t_test.h"
+
+namespace fleetsweep::stats {
+namespace {
+
+double Gauss(Rng* rng) {  // Box-Muller, enough for simulations
+  const double u = 1.0 - rng->Uniform01(), v = rng->Uniform01();
+  return std::sqrt(-2 * std::log(u)) * std::cos(6.283185307179586 * v);
+}
+
+// k executions of m samples: value = 100 * (1 + sd_exec * e + sd_sample * s).
+std::vector<std::vector<double>> Executions(Rng* rng, int k, int m, double sd_exec,
+                                            double sd_sample) {
+  std::vector<std::vector<double>> out(k);
+  for (auto& ex : out) {
+    const double shift = sd_exec * Gauss(rng);
+    for (int j = 0; j < m; ++j) ex.push_back(100 * (1 + shift + sd_sample * Gauss(rng)));
+  }
+  return out;
+}
+
+TEST(HierarchicalBootstrap, RejectsBadInput) {
+  EXPECT_FALSE(HierarchicalBootstrapMedianCI({}).ok());
+  EXPECT_FALSE(HierarchicalBootstrapMedianCI({{1.0}, {}}).ok());
+  EXPECT_FALSE(HierarchicalBootstrapMedianCI({{1.0, NAN}}).ok());
+  EXPECT_FALSE(HierarchicalBootstrapMedianCI({{1.0}}, 1.5).ok());
+  EXPECT_FALSE(HierarchicalBootstrapMedianCI({{1.0}}, 0.95, 0).ok());
+  const auto point = HierarchicalBootstrapMedianCI({{7.0}});
+  ASSERT_TRUE(point.ok());
+  EXPECT_EQ(point->low, 7.0);
+  EXPECT_EQ(point->high, 7.0);
+}
+
+// The point of the execution as unit: when executions differ (shared process, clocks, node), the
+// flat bootstrap over pooled samples covers the true median far too rarely; the hierarchical one
+// keeps close to its nominal 95%.
+TEST(HierarchicalBootstrap, CoversWhenExecutionsDifferAndFlatDoesNot) {
+  Rng rng(2026);
+  int flat_hits = 0, hier_hits = 0;
+  const int trials = 200;
+  for (int t = 0; t < trials; ++t) {
+    const auto execs = Executions(&rng, 5, 10, 0.02, 0.005);
+    std::vector<double> pooled;
+    for (const auto& e : execs) pooled.insert(pooled.end(), e.begin(), e.end());
+    const auto flat = BootstrapMedianCI(pooled, 0.95, 1000, t);
+    const auto hier = HierarchicalBootstrapMedianCI(execs, 0.95, 1000, t);
+    ASSERT_TRUE(flat.ok() && hier.ok());
+    flat_hits += flat->low <= 100 && 100 <= flat->high;
+    hier_hits += hier->low <= 100 && 100 <= hier->high;
+  }
+  EXPECT_LT(flat_hits, trials * 6 / 10);  // ~40% measured
+  EXPECT_GT(hier_hits, trials * 8 / 10);  // ~88% measured (percentile bootstrap with k = 5)
+}
+
+TEST(HierarchicalBootstrap, SeedChangesDrawsNotTheInterval) {
+  Rng rng(5);
+  const auto execs = Executions(&rng, 4, 8, 0.01, 0.01);
+  const auto a = HierarchicalBootstrapMedianCI(execs, 0.95, 2000, 1);
+  const auto b = HierarchicalBootstrapMedianCI(execs, 0.95, 2000, 1);
+  const auto c = HierarchicalBootstrapMedianCI(execs, 0.95, 2000, 2);
+  ASSERT_TRUE(a.ok() && b.ok() && c.ok());
+  EXPECT_EQ(a->low, b->low);
+  EXPECT_EQ(a->high, b->high);
+  EXPECT_NEAR(a->low, c->low, 0.01 * 100);
+  const auto m1 = HierarchicalBootstrapMedians(execs, 50, 1);
+  const auto m2 = HierarchicalBootstrapMedians(execs, 50, 2);
+  ASSERT_TRUE(m1.ok() && m2.ok());
+  EXPECT_NE(*m1, *m2);
+}
+
+TEST(TTests, ZeroVarianceAndTooFewValues) {
+  const auto same = WelchTTest({1.0, 1.0}, {1.0, 1.0});
+  ASSERT_TRUE(same.ok());
+  EXPECT_EQ(same->p_value, 1.0);
+  const auto differ = WelchTTest({1.0, 1.0}, {2.0, 2.0});
+  ASSERT_TRUE(differ.ok());
+  EXPECT_EQ(differ->p_value, 0.0);
+  EXPECT_LT(differ->t, 0);
+  EXPECT_FALSE(WelchTTest({1.0}, {1.0, 2.0}).ok());
+  EXPECT_FALSE(PooledVarianceT({1.0}, {2.0}, -1.0, 3).ok());
+  EXPECT_FALSE(PooledVarianceT({1.0}, {2.0}, 1.0, 0).ok());
+  double df = -1;
+  EXPECT_EQ(PooledVariance({{1.0}, {2.0}}, &df), 0.0);
+  EXPECT_EQ(df, 0.0);
+}
+
+// Welch on per-execution means holds its level under execution-level noise (A/A).
+TEST(TTests, WelchOnExecutionMeansHoldsLevel) {
+  Rng rng(11);
+  int rejections = 0;
+  const int trials = 2000;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> x, y;
+    for (int i = 0; i < 4; ++i) x.push_back(Gauss(&rng));
+    for (int i = 0; i < 6; ++i) y.push_back(Gauss(&rng));
+    const auto r = WelchTTest(x, y);
+    ASSERT_TRUE(r.ok());
+    rejections += r->p_value <= 0.05;
+  }
+  EXPECT_LE(rejections, trials * 65 / 1000);
+  EXPECT_GE(rejections, trials * 25 / 1000);
+}
+
+TEST(BlockPermutation, TooFewArrangementsGiveLargeMinP) {
+  // One block of 2 x 3 executions: 20 arrangements; perfect separation still gives p = 0.1.
+  const auto r = BlockPermutationTest(
+      {{{0, 1.0}, {0, 1.1}, {0, 0.9}, {1, 2.0}, {1, 2.1}, {1, 1.9}}}, 2, 100, 1);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->exact);
+  EXPECT_DOUBLE_EQ(r->p_value, 0.1);
+  EXPECT_DOUBLE_EQ(r->min_p, 0.1);
+  EXPECT_DOUBLE_EQ(r->arrangements, 20);
+}
+
+TEST(BlockPermutation, RejectsBadInputAndSkipsOneLevelBlocks) {
+  EXPECT_FALSE(BlockPermutationTest({{{0, 1.0}, {1, 2.0}}}, 1).ok());
+  EXPECT_FALSE(BlockPermutationTest({{{0, 1.0}, {2, 2.0}}}, 2).ok());
+  EXPECT_FALSE(BlockPermutationTest({{{0, 1.0}, {1, NAN}}}, 2).ok());
+  const auto r = BlockPermutationTest({{{0, 1.0}, {0, 5.0}}}, 2);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r->p_value, 1.0);
+  EXPECT_EQ(r->arrangements, 0);
+}
+
+// Null calibration: blocks with very different levels of their own (the other parameters'
+// effects), a parameter that does nothing, execution-level noise: rejections at 5% stay near 5%.
+TEST(BlockPermutation, HoldsLevelUnderNull) {
+  Rng rng(3);
+  int rejections = 0;
+  const int trials = 300;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<std::vector<std::pair<int, double>>> blocks(3);
+    for (int b = 0; b < 3; ++b) {
+      for (int level = 0; level < 2; ++level) {
+        for (int e = 0; e < 3; ++e) blocks[b].push_back({level, b * 10.0 + 0.05 * Gauss(&rng)});
+      }
+    }
+    const auto r = BlockPermutationTest(blocks, 2, 500, 100 + t);
+    ASSERT_TRUE(r.ok());
+    rejections += r->p_value <= 0.05;
+  }
+  EXPECT_LE(rejections, trials * 8 / 100);
+}
+
+TEST(BlockPermutation, FindsAConsistentEffect) {
+  Rng rng(4);
+  std::vector<std::vector<std::pair<int, double>>> blocks(4);
+  for (int b = 0; b < 4; ++b) {
+    for (int level = 0; level < 2; ++level) {
+      for (int e = 0; e < 3; ++e)
+        blocks[b].push_back({level, b + 0.03 * level + 0.01 * Gauss(&rng)});
+    }
+  }
+  const auto r = BlockPermutationTest(blocks, 2, 2000, 9);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->exact);
+  EXPECT_LT(r->p_value, 0.01);
+}
+
+}  // namespace
+}  // namespace fleetsweep::stats
