@@ -1,14 +1,17 @@
 // Adaptive repetitions, stage 2 (docs/honest-measurement.md "Adaptive repetitions"): every
 // configuration first runs repetitions.min executions; one whose CI of the median (hierarchical
-// bootstrap over its executions) overlaps the leader's then runs to repetitions.max, and so does
-// the leader. The decision is taken once per configuration, at the end of stage 1, so a winner
+// bootstrap over its executions) overlaps the leader's, or that the winner rule's comparison
+// (winner.h) cannot yet separate from the leader, then runs to repetitions.max, and so does the
+// leader. The decision is taken once per configuration, at the end of stage 1, so a winner
 // test sees at most two looks per configuration (winner.h corrects for them). Configurations that
 // are clearly apart from the leader stop at stage 1 (or when their CI is tight). The decisions are
 // taken when EVERY configuration has finished stage 1 (a barrier: a configuration at the end of
 // its stage 1 waits, held, until then), so a temporary leader cannot extend the wrong ones.
 #include <cmath>
 
+#include "coordinator/robust.h"
 #include "coordinator/scheduler.h"
+#include "coordinator/winner.h"
 #include "spdlog/spdlog.h"
 
 namespace fleetsweep {
@@ -41,8 +44,24 @@ void Scheduler::UpdateLeader(int index) {
   }
 }
 
-bool Scheduler::Overlaps(const ConfigState& a, const ConfigState& b) const {
-  return a.ci_low <= b.ci_high && b.ci_low <= a.ci_high;
+namespace {
+
+std::vector<double> LogMedians(const std::vector<std::vector<double>>& executions) {
+  std::vector<double> out;
+  for (const auto& e : executions) {
+    const double m = MedianOf(e);
+    if (m > 0) out.push_back(std::log(m));
+  }
+  return out;
+}
+
+}  // namespace
+
+// Contenders: CIs overlap, or the winner rule's comparison (winner.h) cannot separate them yet.
+bool Scheduler::Contends(const ConfigState& a, const ConfigState& b) const {
+  if (a.ci_low <= b.ci_high && b.ci_low <= a.ci_high) return true;
+  const double alpha = ComparisonAlpha(0.01, static_cast<int>(configs_.size()), 2);
+  return ComparisonP(LogMedians(a.executions), LogMedians(b.executions), 0, 0) > alpha;
 }
 
 void Scheduler::Reopen(int index) {
@@ -66,7 +85,7 @@ void Scheduler::ExtendContenders(int index) {
   if (leader != index) {
     ConfigState& l = configs_[leader];
     UpdateCi(&l);
-    if (!Overlaps(c, l)) return;
+    if (!Contends(c, l)) return;
     c.extended = true;
     Reopen(leader);
     return;
@@ -79,7 +98,7 @@ void Scheduler::ExtendContenders(int index) {
       continue;
     }
     UpdateCi(&o);
-    if (!Overlaps(c, o)) continue;
+    if (!Contends(c, o)) continue;
     c.extended = true;
     Reopen(static_cast<int>(j));
   }

@@ -144,7 +144,7 @@ class Scheduler {
   // repetition.cc: stage-2 extension of the contenders for the lead.
   int LeaderIndex() const { return leader_; }
   void UpdateLeader(int index);
-  bool Overlaps(const ConfigState& a, const ConfigState& b) const;
+  bool Contends(const ConfigState& a, const ConfigState& b) const;
   void ExtendContenders(int index);
   void StageOneFinished();  // one configuration left stage 1 (min executions, or infeasible)
   void Reopen(int index);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/stats/rank_tests.h"
 #include "common/stats/t_test.h"
 
 namespace fleetsweep {
@@ -50,6 +51,22 @@ double PairP(const Group& a, const Group& b, double pooled_var, double pooled_df
 
 }  // namespace
 
+double ComparisonP(const std::vector<double>& a, const std::vector<double>& b, double pooled_var,
+                   double pooled_df) {
+  const double t = PairP(Describe(a), Describe(b), pooled_var, pooled_df);
+  double u = 1.0;
+  if (a.size() >= 2 && b.size() >= 2) {
+    auto mw = stats::MannWhitneyExactP(a, b);
+    if (mw.ok()) u = *mw;
+  }
+  return std::min(1.0, 2.0 * std::min(t, u));
+}
+
+double ComparisonAlpha(double family_alpha, int configurations, int looks) {
+  const double m = std::max(2, configurations);
+  return family_alpha / (m * (m - 1) / 2 * std::max(1, looks));
+}
+
 void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians, size_t ranked,
                   bool minimize, const WinnerOptions& options, SweepResult* out) {
   out->tied.clear();
@@ -66,7 +83,7 @@ void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians, size
   if (ranked < 2) return;
   const double m = static_cast<double>(ranked);
   t.comparisons = static_cast<int>(m * (m - 1) / 2);
-  t.comparison_alpha = options.family_alpha / (t.comparisons * t.looks);
+  t.comparison_alpha = ComparisonAlpha(options.family_alpha, static_cast<int>(ranked), t.looks);
   double pooled_df = 0;
   const std::vector<std::vector<double>> groups(log_exec_medians.begin(),
                                                 log_exec_medians.begin() + ranked);
@@ -76,7 +93,7 @@ void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians, size
   t.max_p = 0;
   for (size_t j = 1; j < ranked; ++j) {
     const Group other = Describe(log_exec_medians[j]);
-    const double p = PairP(best, other, pooled_var, pooled_df);
+    const double p = ComparisonP(log_exec_medians[0], log_exec_medians[j], pooled_var, pooled_df);
     const double diff = other.mean - best.mean;
     ConfigResult& c = out->configs[j];
     c.p_vs_best = p;

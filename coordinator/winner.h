@@ -10,7 +10,9 @@
 // Welch-Satterthwaite df for the difference. This keeps Welch's protection when one side is
 // noisier, without the useless tails of a 2-df Welch test for a configuration that stopped after
 // 3 executions, and is not fooled by a configuration whose few executions happened to agree.
-// B wins when every p_j <=
+// Because occasional slow executions (a shared machine) inflate a t test's variance, p_j is
+// min(1, 2 min(p_t, p_u)) with p_u the exact Mann-Whitney p of the same values (Bonferroni over
+// the two tests, so still valid). B wins when every p_j <=
 // family_alpha / (C(m, 2) * looks) with B better in each, m the ranked configurations: Bonferroni
 // over all pairs (B is chosen by the data, so every pair could have been the tested one) and over
 // the scheduler's looks (stage 1 at repetitions.min, stage 2 at repetitions.max for contenders).
@@ -25,6 +27,15 @@
 #include "coordinator/sweep_result.h"
 
 namespace fleetsweep {
+
+// p_j for two configurations' log execution medians (see above); pooled_var / pooled_df from
+// stats::PooledVariance over all ranked configurations (0, 0: plain Welch). 1 with fewer than two
+// executions on a side.
+double ComparisonP(const std::vector<double>& a, const std::vector<double>& b, double pooled_var,
+                   double pooled_df);
+
+// family_alpha / (C(configurations, 2) * looks): the per-comparison level.
+double ComparisonAlpha(double family_alpha, int configurations, int looks);
 
 struct WinnerOptions {
   double family_alpha = 0.01;

@@ -15,7 +15,7 @@ References:
   distribution of U computed here with exact integers (Gaussian binomial coefficients), R's
   wilcox.test rule. Rng: splitmix64 + xoshiro256** transcribed here with Python integers.
   t tests: scipy.stats.ttest_ind (equal_var=False; equal_var=True for the pooled test),
-  scipy.stats.t.sf, scipy.special.betainc. Hierarchical bootstrap and within-block permutation
+  scipy.stats.t.sf, scipy.special.betainc, scipy.stats.mannwhitneyu(method='exact'). Hierarchical bootstrap and within-block permutation
   test: transcribed here (SciPy has neither with strata) on the same Rng stream; the exact
   permutation p enumerates itertools.permutations.
 
@@ -153,6 +153,24 @@ def mwu_vectors():
                                use_continuity=True)
         out.append({"x": [float(v) for v in x], "y": [float(v) for v in y],
                     "u": float(r.statistic), "p": float(r.pvalue)})
+    return out
+
+
+def mwu_exact_vectors():
+    """MannWhitneyExactP: SciPy's exact p without ties and below 50 values, else asymptotic."""
+    g = np.random.default_rng(23)
+    pairs = [([1.0, 2.0, 3.0], [4.0, 5.0, 6.0]),
+             (list(g.normal(0.0, 1.0, 10)), list(g.normal(1.0, 1.0, 10))),
+             (list(g.normal(0.0, 1.0, 3)), list(g.normal(0.3, 1.0, 10))),
+             (list(g.normal(0.0, 1.0, 12)), list(g.normal(0.0, 1.0, 7)))]
+    pairs += [p for p in two_sample_pairs() if len(set(p[0] + p[1])) < len(p[0] + p[1])]
+    out = []
+    for x, y in pairs:
+        ties = len(set(x + y)) < len(x + y)
+        method = "asymptotic" if ties or len(x) >= 50 or len(y) >= 50 else "exact"
+        r = stats.mannwhitneyu(x, y, alternative="two-sided", method=method, use_continuity=True)
+        out.append({"x": [float(v) for v in x], "y": [float(v) for v in y], "method": method,
+                    "p": float(r.pvalue)})
     return out
 
 
@@ -450,6 +468,7 @@ def main():
         "kruskal": kruskal_vectors(),
         "median_polish": polish_vectors(),
         "hodges_lehmann": hl_vectors(),
+        "mannwhitneyu_exact": mwu_exact_vectors(),
         "t_tests": t_vectors(),
         "hierarchical_bootstrap": hierarchical_vectors(),
         "block_permutation": block_perm_vectors(),

@@ -70,7 +70,7 @@ class CoordinatorMetrics {
   // Node effect of `node` (its factor against the fleet, 1 = none) and its 95% CI.
   void SetNodeEffect(const std::string& node, double effect, double ci_low, double ci_high);
   // One-hot fleetsweep_coordinator_audit_verdict{parameter, verdict}: 1 on `verdict`, 0 on the
-  // other known verdicts (injected, not_injected, inert, no_fingerprint). An unknown verdict is
+  // other known verdicts (injected, not_injected, no_effect, no_fingerprint). An unknown verdict is
   // recorded as "other".
   void SetAuditVerdict(const std::string& parameter, const std::string& verdict);
   // fleetsweep_coordinator_store_operation_duration_seconds{op}. `op` must be one of a fixed set

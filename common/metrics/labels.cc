@@ -30,7 +30,7 @@ std::string FailureClassLabel(bool ok, const std::string& failure_class) {
 
 const std::vector<std::string>& KnownAuditVerdicts() {
   static const std::vector<std::string> kVerdicts = {"injected", "not_injected", "no_effect",
-                                                     "no_fingerprint", "inert"};
+                                                     "no_fingerprint"};
   return kVerdicts;
 }
 

@@ -114,7 +114,7 @@ TEST(CoordinatorMetricsTest, AuditVerdictIsOneHot) {
   CoordinatorMetrics m(exposer->registry(), "s1");
   m.SetAuditVerdict("BLOCK_SIZE_M", "injected");
   m.SetAuditVerdict("BLOCK_SIZE_N", "not_injected");
-  m.SetAuditVerdict("BLOCK_SIZE_N", "inert");
+  m.SetAuditVerdict("BLOCK_SIZE_N", "no_effect");
   const std::string t = Scrape(*exposer);
   auto v = [&](const std::string& p, const std::string& verdict) {
     return Value(t, "fleetsweep_coordinator_audit_verdict",
@@ -122,7 +122,7 @@ TEST(CoordinatorMetricsTest, AuditVerdictIsOneHot) {
   };
   EXPECT_EQ(v("BLOCK_SIZE_M", "injected"), 1);
   EXPECT_EQ(v("BLOCK_SIZE_M", "not_injected"), 0);
-  EXPECT_EQ(v("BLOCK_SIZE_N", "inert"), 1);
+  EXPECT_EQ(v("BLOCK_SIZE_N", "no_effect"), 1);
   EXPECT_EQ(v("BLOCK_SIZE_N", "not_injected"), 0);
   EXPECT_EQ(v("BLOCK_SIZE_N", "no_fingerprint"), 0);
   EXPECT_EQ(CountSeries(t, "fleetsweep_coordinator_audit_verdict"), 8);  // 2 params x 4 verdicts

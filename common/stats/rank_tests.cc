@@ -7,6 +7,7 @@
 
 #include "common/stats/descriptive.h"
 #include "common/stats/distributions.h"
+#include "common/stats/hodges_lehmann.h"
 
 namespace fleetsweep::stats {
 
@@ -56,6 +57,18 @@ StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
   res.z = (u - mu - 0.5) / sigma;
   res.p_value = std::clamp(2.0 * NormalSf(res.z), 0.0, 1.0);
   return res;
+}
+
+StatusOr<double> MannWhitneyExactP(const std::vector<double>& x, const std::vector<double>& y) {
+  FS_ASSIGN_OR_RETURN(MannWhitneyResult asymptotic, MannWhitneyU(x, y));
+  std::vector<double> all(x);
+  all.insert(all.end(), y.begin(), y.end());
+  if (x.size() >= 50 || y.size() >= 50 || MidRanks(all).tie_term > 0) return asymptotic.p_value;
+  const int n = static_cast<int>(x.size()), m = static_cast<int>(y.size());
+  const std::vector<double> cdf = MannWhitneyExactCdf(n, m);
+  const double u = std::min(asymptotic.u, static_cast<double>(n) * m - asymptotic.u);
+  const size_t k = static_cast<size_t>(std::llround(u));
+  return std::min(1.0, 2.0 * cdf[std::min(k, cdf.size() - 1)]);
 }
 
 StatusOr<KruskalWallisResult> KruskalWallis(const std::vector<std::vector<double>>& groups) {

@@ -197,6 +197,15 @@ TEST(StatsVectors, HodgesLehmann) {
   }
 }
 
+TEST(StatsVectors, MannWhitneyExact) {
+  ASSERT_GE(Vectors()["mannwhitneyu_exact"].size(), 4u);
+  for (const auto& c : Vectors()["mannwhitneyu_exact"]) {
+    const auto p = MannWhitneyExactP(Doubles(c["x"]), Doubles(c["y"]));
+    ASSERT_TRUE(p.ok()) << p.status().ToString();
+    EXPECT_TRUE(Close(*p, c["p"].get<double>(), kPValue)) << c["method"];
+  }
+}
+
 TEST(StatsVectors, TTests) {
   const json& v = Vectors()["t_tests"];
   ASSERT_GE(v["cases"].size(), 5u);
