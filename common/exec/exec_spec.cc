@@ -236,13 +236,4 @@ std::vector<std::string> SectionPlaceholders(const ExecSpec& spec) {
   return all;
 }
 
-std::string ParamEnvName(const std::string& param) {
-  std::string out = "FLEETSWEEP_PARAM_";
-  for (char c : param) {
-    unsigned char u = static_cast<unsigned char>(c);
-    out += std::isalnum(u) ? static_cast<char>(std::toupper(u)) : '_';
-  }
-  return out;
-}
-
 }  // namespace fleetsweep

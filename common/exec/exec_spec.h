@@ -67,7 +67,6 @@ StatusOr<ExecSpec> ParseExecSpec(const std::string& executor_yaml);
 StatusOr<std::string> Substitute(const std::string& text,
                                  const std::map<std::string, std::string>& vars);
 
-// FLEETSWEEP_PARAM_<NAME>: the name upper-cased, every character outside [A-Z0-9] -> '_'.
-std::string ParamEnvName(const std::string& param);
+// ParamEnvName (FLEETSWEEP_PARAM_<NAME>) is declared in common/space/value.h.
 
 }  // namespace fleetsweep

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <tuple>
 
 #include "common/space/spec.h"
@@ -29,6 +30,16 @@ bool IsValidParamName(const std::string& name) {
     if (name == r) return false;
   }
   return true;
+}
+
+// Placeholders the worker fills in itself ({SLOT}, ...): a parameter of that name would be
+// silently replaced by the worker's value.
+bool IsWorkerPlaceholder(const std::string& name) {
+  static const char* kBuiltIns[] = {"SLOT", "DEVICE", "WORKDIR", "ATTEMPT_ID", "FLEETSWEEP_BIN"};
+  for (const char* b : kBuiltIns) {
+    if (name == b) return true;
+  }
+  return false;
 }
 
 // Rounds away binary noise from from + i*step (0.30000000000000004 -> 0.3).
@@ -63,6 +74,19 @@ Status ReadValues(const Where& where, const YAML::Node& node, const std::string&
       size_t dup = std::max(order[k - 1], order[k]);
       return where.At(node[dup],
                       what + ".values: duplicate value '" + (*out)[dup].ToString() + "'");
+    }
+  }
+  // Configuration keys are built from the canonical text: 64 and "64" (or true and "true") are
+  // different values that would become one configuration.
+  std::map<std::string, size_t> by_text;
+  for (size_t i = 0; i < out->size(); ++i) {
+    auto [it, fresh] = by_text.emplace((*out)[i].ToString(), i);
+    if (!fresh) {
+      const Value& first = (*out)[it->second];
+      return where.At(node[i], what + ".values: '" + it->first + "' (" + (*out)[i].TypeName() +
+                                   ") and '" + first.ToString() + "' (" + first.TypeName() +
+                                   ") have the same canonical text, so they would be one "
+                                   "configuration; keep one of them");
     }
   }
   return Status::Ok();
@@ -147,6 +171,12 @@ Status ReadParam(const Where& where, const MapEntry& entry, ParamSpec* p) {
                                         ": names must match [A-Za-z_][A-Za-z0-9_]* and not be "
                                         "a keyword (and, or, not, in, true, false)");
   }
+  if (IsWorkerPlaceholder(p->name)) {
+    return where.At(entry.key_node, what +
+                                        ": the name is reserved for a value the worker fills "
+                                        "in ({SLOT}, {DEVICE}, {WORKDIR}, {ATTEMPT_ID}, "
+                                        "{FLEETSWEEP_BIN}); rename the parameter");
+  }
   const YAML::Node& def = entry.value;
   if (def.IsSequence()) {  // shorthand: NAME: [1, 2, 3]
     p->fate = ParamFate::kSwept;
@@ -218,9 +248,16 @@ Status ParseParameters(const Where& where, const YAML::Node& node, std::vector<P
   if (params.entries().empty()) {
     return where.At(node, "parameters: declare at least one parameter");
   }
+  std::map<std::string, std::string> by_env;  // environment name -> parameter
   for (const MapEntry& entry : params.entries()) {
     ParamSpec p;
     FS_RETURN_IF_ERROR(ReadParam(where, entry, &p));
+    auto [it, fresh] = by_env.emplace(ParamEnvName(p.name), p.name);
+    if (!fresh) {
+      return where.At(entry.key_node, "parameter '" + p.name + "': it and parameter '" +
+                                          it->second + "' both become the environment variable " +
+                                          it->first + "; rename one of them");
+    }
     out->push_back(std::move(p));
   }
   return Status::Ok();

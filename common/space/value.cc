@@ -1,5 +1,6 @@
 #include "common/space/value.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -140,6 +141,15 @@ std::string ConfigToString(const Config& config) {
   for (const auto& [name, value] : config) {
     if (!out.empty()) out.push_back(' ');
     out += name + "=" + value.ToString();
+  }
+  return out;
+}
+
+std::string ParamEnvName(const std::string& param) {
+  std::string out = "FLEETSWEEP_PARAM_";
+  for (char c : param) {
+    unsigned char u = static_cast<unsigned char>(c);
+    out += std::isalnum(u) ? static_cast<char>(std::toupper(u)) : '_';
   }
   return out;
 }

@@ -65,4 +65,9 @@ std::string Hex16(uint64_t v);
 // Human form: "a=1 b=true".
 std::string ConfigToString(const Config& config);
 
+// The environment variable a benchmark reads a parameter from: FLEETSWEEP_PARAM_<NAME>, the name
+// upper-cased, every character outside [A-Z0-9] -> '_'. The spec parser rejects two parameters
+// that map to the same variable.
+std::string ParamEnvName(const std::string& param);
+
 }  // namespace fleetsweep
