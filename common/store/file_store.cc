@@ -182,6 +182,7 @@ Status FileStore::ApplyRecord(RecordType type, std::string_view payload, uint64_
       if (!a.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
         return bad("undecodable Attempt");
       }
+      if (!SamplesAreFinite(a)) break;  // never written by PutAttempt: skipped, not loaded
       s.attempts.emplace(AttemptKey(a), std::move(a));  // the first one wins
       break;
     }

@@ -337,12 +337,15 @@ StatusOr<std::vector<v1::Attempt>> RedisStore::LoadAttempts(const std::string& s
   FS_RETURN_IF_ERROR(CheckSweepName(sweep));
   const std::string key = AttemptsKey(sweep);
   FS_ASSIGN_OR_RETURN(auto fields, ScanHash(key));
-  std::vector<v1::Attempt> out(fields.size());
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (!out[i].ParseFromString(fields[i].second)) {
-      return Error(StatusCode::kDataLoss,
-                   key + " field '" + fields[i].first + "': undecodable Attempt");
+  std::vector<v1::Attempt> out;
+  out.reserve(fields.size());
+  for (const auto& [field, bytes] : fields) {
+    v1::Attempt a;
+    if (!a.ParseFromString(bytes)) {
+      return Error(StatusCode::kDataLoss, key + " field '" + field + "': undecodable Attempt");
     }
+    // PutAttempt never writes one: a NaN/Inf sample came around the checks and is not loaded.
+    if (SamplesAreFinite(a)) out.push_back(std::move(a));
   }
   return out;
 }

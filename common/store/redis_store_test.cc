@@ -3,6 +3,8 @@
 #include <hiredis/hiredis.h>
 #include <stdlib.h>
 
+#include <cmath>
+
 #include "common/store/store_test_suite.h"
 #include "tests/support/free_port.h"
 #include "tests/support/redis_server.h"
@@ -100,6 +102,24 @@ TEST(RedisStoreTest, KeySchemaIsAsDocumented) {
   if (slot.find("cluster support disabled") == std::string::npos) {
     EXPECT_EQ(Raw(server, {"CLUSTER", "KEYSLOT", "fs:{sw}:events"}), slot);
   }
+}
+
+// An attempt written around PutAttempt (straight into the hash) with a NaN sample is not loaded.
+TEST(RedisStoreTest, NonFiniteAttemptWrittenRawIsNotLoaded) {
+  RedisServer server;
+  START_OR_SKIP(server);
+  auto st = RedisStore::Open(server.url());
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  ASSERT_TRUE(*(*st)->PutAttempt("sw", MakeAttempt(1, "k0")));
+  v1::Attempt bad = MakeAttempt(2, "k0");
+  bad.add_samples()->set_value(std::nan(""));
+  EXPECT_EQ(
+      Raw(server, {"HSET", "fs:{sw}:attempts", "k0/" + bad.attempt_id(), bad.SerializeAsString()}),
+      "1");
+  auto loaded = (*st)->LoadAttempts("sw");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_EQ(loaded->size(), 1u);
+  EXPECT_EQ((*loaded)[0].attempt_id(), MakeAttempt(1, "k0").attempt_id());
 }
 
 TEST(RedisStoreTest, PutConfigsPipelinesManyBatchesInOneTransaction) {

@@ -1,6 +1,7 @@
 #include "common/store/store_checks.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "common/store/utf8_fields.h"
 
@@ -45,7 +46,18 @@ Status CheckAttempt(const v1::Attempt& attempt) {
     return Status::InvalidArgument("attempt for config " + attempt.config_key() +
                                    " has an attempt_id that is not valid UTF-8");
   }
+  if (!SamplesAreFinite(attempt)) {
+    return Status::InvalidArgument("attempt " + attempt.attempt_id() + " for config " +
+                                   attempt.config_key() + " has a sample that is NaN or infinite");
+  }
   return Status::Ok();
+}
+
+bool SamplesAreFinite(const v1::Attempt& attempt) {
+  for (const auto& s : attempt.samples()) {
+    if (!std::isfinite(s.value())) return false;
+  }
+  return true;
 }
 
 Status CheckEventRange(int64_t from, int64_t max) {

@@ -20,8 +20,12 @@ Status CheckSweepName(const std::string& sweep);
 // config_key non-empty, valid UTF-8, without '/'. kInvalidArgument. (Other string fields are
 // repaired, not rejected: see utf8_fields.h and Sanitized() below.)
 Status CheckConfigRecord(const v1::ConfigRecord& config);
-// config_key as above; attempt_id non-empty and valid UTF-8. kInvalidArgument.
+// config_key as above; attempt_id non-empty and valid UTF-8; every sample value finite (NaN or
+// Inf would rank first and poison medians). kInvalidArgument.
 Status CheckAttempt(const v1::Attempt& attempt);
+// True when every sample value is finite. The loaders skip stored attempts for which it is false
+// (written around the checks, e.g. straight into Redis): they are never returned.
+bool SamplesAreFinite(const v1::Attempt& attempt);
 // from >= 0 and max >= 0. kInvalidArgument.
 Status CheckEventRange(int64_t from, int64_t max);
 

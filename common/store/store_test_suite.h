@@ -16,6 +16,7 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <map>
 #include <memory>
 #include <string>
@@ -191,6 +192,13 @@ TYPED_TEST_P(ResultStoreTest, AttemptIdempotence) {
   v1::Attempt slash = a;
   slash.set_config_key("a/b");
   EXPECT_EQ(st.PutAttempt("s", slash).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(*st.CountAttempts("s"), 2);
+  // A NaN or infinite sample would rank first with a median of 0: never stored.
+  for (double bad : {std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+    v1::Attempt nonfinite = MakeAttempt(9);
+    nonfinite.add_samples()->set_value(bad);
+    EXPECT_EQ(st.PutAttempt("s", nonfinite).status().code(), StatusCode::kInvalidArgument);
+  }
   EXPECT_EQ(*st.CountAttempts("s"), 2);
 
   // proto3 strings must be UTF-8 (other bytes would not parse back): free text is repaired with
