@@ -20,6 +20,7 @@
 #include "coordinator/aggregator.h"
 #include "coordinator/report/report.h"
 #include "coordinator/results_writer.h"
+#include "coordinator/store_guard.h"
 #include "coordinator/timed_store.h"
 #include "spdlog/spdlog.h"
 
@@ -78,6 +79,11 @@ class ProgressLine {
                   static_cast<long long>(p.infeasible), static_cast<long long>(p.attempts_failed),
                   rate, eta.c_str(), best.c_str());
     std::string l = line;
+    if (p.store_failing_seconds > 0) {
+      l = "[" + s.spec().name + "] STORE REFUSES WRITES for " +
+          FormatSeconds(p.store_failing_seconds) + ": no leases granted; " +
+          s.StoreError().message().substr(0, 120);
+    }
     if (tty_) {
       if (l.size() > 160) l = l.substr(0, 157) + "...";
       std::fprintf(stderr, "\r\033[K%s", l.c_str());
@@ -107,6 +113,7 @@ void UpdateMetrics(const Scheduler& s, CoordinatorMetrics* m, Progress* last, do
   for (int64_t i = last->leases_expired; i < p.leases_expired; ++i) m->IncLeasesExpired();
   for (int64_t i = last->retries; i < p.retries; ++i) m->IncRetries();
   for (int64_t i = last->duplicates; i < p.duplicates; ++i) m->IncDuplicateResults();
+  for (int64_t i = last->refused; i < p.refused; ++i) m->IncRefusedResults();
   *last = p;
   if (now - *last_slow < 2.0) return;  // the rest costs O(configurations)
   *last_slow = now;
@@ -236,9 +243,35 @@ int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
   Progress last_metrics;
   double last_slow_metrics = 0;
   double last_audit = 0;
+  double last_guard = 0;
   const std::string endpoint = server.endpoint();
-  Status served = server.Serve(stop, [&] {
+  // Serving stops on a signal (stop) or a store fault found on a tick (halt).
+  std::atomic<bool> halt{false};
+  Status store_fault;
+  auto guard_store = [&](double now) {
+    const double failing = scheduler.StoreFailingSeconds(now);
+    if (m) m->SetStoreWritable(failing == 0);
+    if (failing > o.store_give_up_seconds) {
+      store_fault = Status::Unavailable("the store " + timed.Describe() + " refused writes for " +
+                                        FormatSeconds(failing) + " (limit " +
+                                        FormatSeconds(o.store_give_up_seconds) +
+                                        "): " + scheduler.StoreError().message());
+      halt.store(true);
+      return;
+    }
+    if (now - last_guard < 2.0) return;
+    last_guard = now;
+    Status intact =
+        CheckStoreIntact(&timed, *spec, static_cast<int64_t>(scheduler.CountedAttemptIds().size()));
+    if (intact.code() == StatusCode::kDataLoss) {
+      store_fault = intact;
+      halt.store(true);
+    }
+  };
+  Status served = server.Serve(halt, [&] {
     double now = Now();
+    if (stop.load()) halt.store(true);
+    guard_store(now);
     progress.Update(scheduler, now, false);
     UpdateMetrics(scheduler, metrics.get(), &last_metrics, now, &last_slow_metrics);
     if (metrics && now - last_audit >= 5.0) {
@@ -253,6 +286,10 @@ int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
     std::cerr << "fleetsweep: " << served.message() << "\n";
     return 3;
   }
+  if (!store_fault.ok()) {
+    std::cerr << "fleetsweep: " << store_fault.message() << "\n";
+    return store_fault.code() == StatusCode::kDataLoss ? 6 : 7;
+  }
   // Aggregate from the store: the durable record is the truth.
   auto records = (*store)->LoadConfigs(spec->name);
   auto attempts = (*store)->LoadAttempts(spec->name);
@@ -262,6 +299,15 @@ int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
     return 3;
   }
   (void)(*store)->Flush();
+  Status complete = CheckAttemptsComplete(*attempts, scheduler.CountedAttemptIds());
+  if (complete.ok()) {
+    complete = CheckStoreIntact(store->get(), *spec,
+                                static_cast<int64_t>(scheduler.CountedAttemptIds().size()));
+  }
+  if (!complete.ok()) {
+    std::cerr << "fleetsweep: " << complete.message() << "\n";
+    return 6;
+  }
   SweepResult result = Aggregate(*spec, *records, *attempts, so.seed);
   std::cout << SummaryTable(result, 10);
   if (!o.out_dir.empty()) {

@@ -3,7 +3,10 @@
 // ZeroMQ, show progress, expose metrics, and at the end aggregate and write the results.
 //
 // Returns a process exit code: 0 finished (or stopped by signal), 2 bad spec or flags,
-// 3 store or bind failure, 4 finished but the result is invalid (e.g. nothing succeeded).
+// 3 store or bind failure, 4 finished but the result is invalid (e.g. nothing succeeded),
+// 5 the honest-measurement audit refused the result, 6 the store lost data the coordinator had
+// stored (store_guard.h; no results are written), 7 the store refused writes for longer than
+// store_give_up_seconds (docs/store.md, "Faults").
 #pragma once
 
 #include <atomic>
@@ -23,6 +26,9 @@ struct SweepRunOptions {
   int metrics_port = -1;  // -1 off, 0 pick a free port
   std::string out_dir;    // write results.json/csv/summary.txt here at the end
   bool progress = true;
+  // A store that refuses writes (disk full, Redis at maxmemory) pauses the sweep; after this
+  // long the coordinator gives up with exit code 7.
+  double store_give_up_seconds = 300;
   // Called on the serving thread about every 100 ms, after the coordinator has bound; receives
   // the bound endpoint. Used by `fleetsweep run` to start and supervise local workers.
   std::function<void(const std::string& endpoint)> on_tick;

@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
   app.add_option("--lease-grace", o.scheduler.lease_grace_seconds,
                  "lease deadline = execution timeout + this");
   app.add_option("--heartbeat", o.scheduler.heartbeat_seconds, "worker heartbeat interval");
+  app.add_option("--store-give-up", o.store_give_up_seconds,
+                 "exit (code 7) when store writes have failed this long (seconds)");
   app.add_option("--out", o.out_dir, "write results.json/csv here when the sweep finishes");
   app.add_flag("--exit-when-done", o.server.exit_when_done, "exit when the sweep is finished");
   app.add_flag(

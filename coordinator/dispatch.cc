@@ -87,11 +87,13 @@ std::vector<v1::Lease> Scheduler::OnWorkRequest(const std::string& worker_id, in
 std::vector<v1::Lease> Scheduler::OnWorkRequest(const std::string& worker_id,
                                                 const v1::WorkRequest& request, double now) {
   std::vector<v1::Lease> out;
+  now_ = now;
   auto wit = workers_.find(worker_id);
   if (wit == workers_.end()) return out;
   WorkerInfo& w = wit->second;
   w.last_seen = now;
   if (Finished()) return out;
+  if (store_failing_) return out;  // nothing would be stored: do not run it
   std::vector<std::map<std::string, std::string>> sessions;
   for (const auto& key : request.open_sessions()) {
     sessions.emplace_back(key.params().begin(), key.params().end());

@@ -1,10 +1,14 @@
 #include "coordinator/scheduler.h"
 
+#include <sys/random.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 
 #include "common/space/expand.h"
 #include "common/stats/bootstrap.h"
+#include "common/store/store_checks.h"
 #include "coordinator/robust.h"
 #include "spdlog/spdlog.h"
 
@@ -61,6 +65,8 @@ Status Scheduler::Init() {
       if (st.record.state() == v1::CONFIG_STATE_LEASED) {
         st.record.set_state(v1::CONFIG_STATE_PENDING);
       }
+      // Every failure is a stored attempt: the replay below counts them again from zero.
+      st.record.set_failures(0);
     } else {
       st.record.set_config_key(key);
       for (const auto& [name, value] : c) (*st.record.mutable_params())[name] = value.ToString();
@@ -205,7 +211,47 @@ void Scheduler::Reevaluate(int index) {
 }
 
 Status Scheduler::PersistConfig(int index) {
-  return store_->PutConfigs(spec_.name, {configs_[index].record});
+  Status s = store_->PutConfigs(spec_.name, {configs_[index].record});
+  NoteStoreWrite(s);
+  return s;
+}
+
+void Scheduler::NoteStoreWrite(const Status& s) {
+  if (s.ok()) {
+    if (store_failing_) {
+      spdlog::info("store: writes succeed again after {:.1f} s; granting leases again",
+                   StoreFailingSeconds(now_));
+    }
+    store_failing_ = false;
+    store_failing_since_ = -1;
+    store_probe_backoff_ = 0;
+    store_error_ = Status::Ok();
+    return;
+  }
+  if (!store_failing_) {
+    store_failing_ = true;
+    store_failing_since_ = now_ > 0 ? now_ : -1;
+    spdlog::error("store: a write failed ({}); no leases are granted until writes succeed",
+                  s.ToString());
+  }
+  store_error_ = s;
+  store_probe_backoff_ =
+      std::min(options_.store_probe_max_seconds,
+               std::max(options_.store_probe_min_seconds, store_probe_backoff_ * 2));
+  next_store_probe_ = now_ + store_probe_backoff_;
+}
+
+void Scheduler::ProbeStore(double now) {
+  if (!store_failing_) return;
+  if (store_failing_since_ < 0) store_failing_since_ = now;
+  if (now < next_store_probe_ || configs_.empty()) return;
+  // A real write of an unchanged record: succeeds only when the store takes writes again.
+  NoteStoreWrite(store_->PutConfigs(spec_.name, {configs_.front().record}));
+}
+
+double Scheduler::StoreFailingSeconds(double now) const {
+  if (!store_failing_) return 0;
+  return store_failing_since_ < 0 ? 1e-9 : std::max(1e-9, now - store_failing_since_);
 }
 
 void Scheduler::MarkReady(int index) {
@@ -215,8 +261,16 @@ void Scheduler::MarkReady(int index) {
   ready_.push_back(index);
 }
 
-v1::HelloAck Scheduler::OnHello(const std::string& worker_id, const v1::Hello& hello, double now) {
+v1::HelloAck Scheduler::OnHello(const std::string& worker_id, const v1::Hello& hello, double now,
+                                const std::string& identity) {
   WorkerInfo& w = workers_[worker_id];
+  if (!w.leases.empty() && w.identity != identity) {
+    // Another peer took over this worker id: the old holder's leases are not its to report.
+    std::set<std::string> leases = w.leases;
+    for (const auto& id : leases) ExpireLease(id, "worker id taken over by another identity");
+    w.leases.clear();
+  }
+  w.identity = identity;
   w.node = hello.node();
   w.last_seen = now;
   v1::HelloAck ack;
@@ -228,13 +282,26 @@ v1::HelloAck Scheduler::OnHello(const std::string& worker_id, const v1::Hello& h
   return ack;
 }
 
+std::string Scheduler::NewLeaseId(const std::string& key, bool reference) {
+  // <config_key>-<epoch>-<128 random bits as 32 hex digits>[-ref]: unguessable, so a peer cannot
+  // report (or pre-empt) a lease it was not given.
+  unsigned char bits[16];
+  size_t got = 0;
+  while (got < sizeof bits) {
+    ssize_t n = getrandom(bits + got, sizeof bits - got, 0);
+    if (n > 0) got += static_cast<size_t>(n);
+  }
+  char hex[33];
+  for (int i = 0; i < 16; ++i) std::snprintf(hex + 2 * i, 3, "%02x", bits[i]);
+  return key + "-" + options_.epoch + "-" + hex + (reference ? "-ref" : "");
+}
+
 v1::Lease Scheduler::MakeLease(int index, const std::string& worker_id, bool reference,
                                double now) {
   v1::Lease lease;
   const Config& params = index >= 0 ? configs_[index].params : *reference_;
   const std::string key = index >= 0 ? configs_[index].record.config_key() : reference_key_;
-  lease.set_lease_id(key + "-" + options_.epoch + "-" + std::to_string(++lease_seq_) +
-                     (reference ? "-ref" : ""));
+  lease.set_lease_id(NewLeaseId(key, reference));
   lease.set_sweep(spec_.name);
   lease.set_spec_yaml(spec_.text);
   lease.set_spec_hash(spec_hash_);
@@ -248,7 +315,9 @@ v1::Lease Scheduler::MakeLease(int index, const std::string& worker_id, bool ref
   info.deadline = now + lease.deadline_seconds();
   info.reference = reference;
   leases_[lease.lease_id()] = info;
-  workers_[worker_id].leases.insert(lease.lease_id());
+  WorkerInfo& holder = workers_[worker_id];
+  holder.leases.insert(lease.lease_id());
+  grants_[lease.lease_id()] = Grant{worker_id, holder.identity, key, reference};
   if (index >= 0 && !reference) {
     configs_[index].inflight++;
     if (configs_[index].record.state() == v1::CONFIG_STATE_PENDING) {
@@ -262,7 +331,9 @@ v1::Lease Scheduler::MakeLease(int index, const std::string& worker_id, bool ref
 v1::NoWork Scheduler::NoWorkReply() const {
   v1::NoWork nw;
   nw.set_sweep_finished(Finished());
-  nw.set_retry_after_seconds(Finished() ? 5.0 : 0.25);
+  double retry = Finished() ? 5.0 : 0.25;
+  if (store_failing_) retry = std::max(retry, store_probe_backoff_);
+  nw.set_retry_after_seconds(retry);
   return nw;
 }
 
@@ -272,28 +343,48 @@ void Scheduler::OnHeartbeat(const std::string& worker_id, const v1::Heartbeat& h
   wit->second.last_seen = now;
 }
 
+const char* Scheduler::RefuseReason(const std::string& worker_id, const std::string& identity,
+                                    const v1::Result& result) const {
+  const v1::Attempt& a = result.attempt();
+  if (result.sweep() != spec_.name) return "it names another sweep";
+  auto git = grants_.find(result.lease_id());
+  if (git == grants_.end()) return "no such lease was granted by this coordinator";
+  const Grant& g = git->second;
+  if (g.worker_id != worker_id || g.identity != identity) {
+    return "the lease was granted to another worker";
+  }
+  if (a.attempt_id() != result.lease_id()) return "its attempt id is not the lease id";
+  if (a.config_key() != g.config_key || a.reference() != g.reference) {
+    return "its configuration is not the lease's";
+  }
+  if (!SamplesAreFinite(a)) return "a sample is NaN or infinite";
+  return nullptr;
+}
+
 StatusOr<bool> Scheduler::OnResult(const std::string& worker_id, const v1::Result& result,
-                                   double now) {
+                                   double now, const std::string& identity) {
+  now_ = now;
   auto wit = workers_.find(worker_id);
   if (wit != workers_.end()) wit->second.last_seen = now;
   const v1::Attempt& a = result.attempt();
-  auto lit = leases_.find(result.lease_id());
-  // Only results for this sweep's configurations (or its reference) are stored: anything else is
-  // a confused or hostile peer, acknowledged but not counted.
-  const bool known_config =
-      index_by_key_.count(a.config_key()) > 0 || (reference_ && a.config_key() == reference_key_);
-  if (!known_config || a.attempt_id().empty() || result.sweep() != spec_.name ||
-      a.attempt_id().rfind(a.config_key() + "-", 0) != 0) {
-    ++counters_.duplicates;
-    spdlog::warn("result {} from {} ignored: it does not belong to sweep {}", result.lease_id(),
-                 worker_id, spec_.name);
+  // Only the holder of a lease may report it: anything else is a confused or hostile peer,
+  // acknowledged (so an honest worker stops re-sending) but neither stored nor counted.
+  if (const char* why = RefuseReason(worker_id, identity, result)) {
+    if (++counters_.refused <= 20 || counters_.refused % 1000 == 0) {
+      spdlog::warn("result {} from {} refused: {} ({} refused so far)",
+                   result.lease_id().substr(0, 120), worker_id.substr(0, 120), why,
+                   counters_.refused);
+    }
     return false;
   }
+  auto lit = leases_.find(result.lease_id());
   const bool counted_before = counted_.count(a.attempt_id()) > 0;
   if (!counted_before) {
     // Durable first: only a stored attempt is counted.
-    FS_ASSIGN_OR_RETURN(bool fresh, store_->PutAttempt(spec_.name, a));
-    (void)fresh;  // a worker may have stored it already (cluster mode); counting is by id
+    StatusOr<bool> put = store_->PutAttempt(spec_.name, a);
+    NoteStoreWrite(put.status());
+    if (!put.ok()) return put.status();
+    // A worker may have stored it already (cluster mode); counting is by id.
   }
   if (lit != leases_.end()) {
     const LeaseInfo info = lit->second;
@@ -338,11 +429,16 @@ void Scheduler::OnWorkerGone(const std::string& worker_id, double now) {
 }
 
 void Scheduler::Tick(double now) {
+  now_ = now;
+  ProbeStore(now);
   std::vector<std::string> silent;
   for (const auto& [id, w] : workers_) {
     if (now - w.last_seen > options_.worker_timeout_seconds) silent.push_back(id);
   }
   for (const auto& id : silent) OnWorkerGone(id, now);
+  // While the store refuses writes, results cannot be stored: an overdue lease is most likely a
+  // result waiting to be stored, not a lost execution. Do not run it again.
+  if (store_failing_) return;
   std::vector<std::string> overdue;
   for (const auto& [id, l] : leases_) {
     if (now > l.deadline) overdue.push_back(id);
@@ -368,6 +464,7 @@ bool Scheduler::Finished() const {
 Progress Scheduler::GetProgress() const {
   Progress p = counters_;
   p.total = static_cast<int64_t>(configs_.size());
+  p.store_failing_seconds = StoreFailingSeconds(now_);
   for (const auto& c : configs_) {
     switch (c.record.state()) {
       case v1::CONFIG_STATE_DONE:

@@ -7,9 +7,18 @@
 // constructor (not owned; must outlive the scheduler).
 //
 // Counting rule: an attempt is counted once per attempt_id, whatever path it arrives by (a late
-// result from an expired lease, a result re-sent after a coordinator restart, an attempt that a
-// worker already wrote to Redis). Counted ids are rebuilt from the store on Init(), so a restarted
-// coordinator neither loses nor re-runs finished work.
+// result from an expired lease, a result re-sent after its acknowledgement was lost, an attempt
+// that a worker already wrote to Redis). Counted ids are rebuilt from the store on Init(), so a
+// restarted coordinator neither loses nor re-runs finished work.
+//
+// Who may report (docs/security.md): a result is taken only for a lease this scheduler granted,
+// from the worker id AND peer identity (the CurveZMQ public key, "" without Curve) it was granted
+// to, with attempt_id == lease_id and the lease's configuration. Lease ids carry 128 random bits,
+// so they cannot be guessed. A result for an expired lease still counts once when its holder sends
+// it. Anything else (unknown or foreign lease, another worker's, a NaN/Inf sample) is refused:
+// not stored, not counted, counted in Progress::refused and never as a duplicate. A restarted
+// coordinator knows none of the previous leases: their results are refused and re-run (their
+// attempts, if the worker already stored them, were replayed by Init()).
 //
 // Thread-safety: not thread-safe; one thread (the server loop) calls everything.
 #pragma once
@@ -45,6 +54,10 @@ struct SchedulerOptions {
   // executions (and the leader itself) runs to repetitions.max (repetition.cc).
   bool extend_contenders = true;
   std::string epoch;  // unique per coordinator start; part of lease ids
+  // A store that refuses writes: no leases are granted and no lease deadline expires while it
+  // does; a probe write is retried with back-off from store_probe_min to store_probe_max seconds.
+  double store_probe_min_seconds = 0.5;
+  double store_probe_max_seconds = 10;
   // Observers (optional), called on the scheduler's thread.
   std::function<void(const v1::Attempt&)> on_attempt_counted;
   std::function<void(const v1::Lease&)> on_lease_granted;
@@ -69,6 +82,8 @@ struct ConfigState {
 struct Progress {
   int64_t total = 0, pending = 0, leased = 0, done = 0, infeasible = 0;
   int64_t attempts_ok = 0, attempts_failed = 0, leases_expired = 0, retries = 0, duplicates = 0;
+  int64_t refused = 0;  // results not from the lease holder, for no lease, or with NaN/Inf
+  double store_failing_seconds = 0;  // > 0 while the store refuses writes
   int64_t samples = 0;
   int64_t workers = 0, slots = 0, busy = 0;
   int64_t eliminated = 0;  // racing
@@ -86,7 +101,10 @@ class Scheduler {
   Status Init();
 
   // A worker said hello (or hello again after a coordinator restart). Returns the ack.
-  v1::HelloAck OnHello(const std::string& worker_id, const v1::Hello& hello, double now);
+  // `identity` is the peer's authenticated identity (its CurveZMQ public key; "" without Curve);
+  // leases granted to the worker are bound to it.
+  v1::HelloAck OnHello(const std::string& worker_id, const v1::Hello& hello, double now,
+                       const std::string& identity = "");
   bool KnowsWorker(const std::string& worker_id) const { return workers_.count(worker_id) > 0; }
   // Grants up to `free_slots` leases. Empty when nothing is ready (see NoWorkReply). Assignment
   // (dispatch.cc) is randomised and balanced: among the next ready configurations, those run
@@ -98,14 +116,22 @@ class Scheduler {
   std::vector<v1::Lease> OnWorkRequest(const std::string& worker_id, int free_slots, double now);
   v1::NoWork NoWorkReply() const;
   void OnHeartbeat(const std::string& worker_id, const v1::Heartbeat& hb, double now);
-  // Counts the result (once). Returns whether it was counted now; errors are the store's, in
-  // which case nothing was counted and the worker should send it again.
-  StatusOr<bool> OnResult(const std::string& worker_id, const v1::Result& result, double now);
+  // Counts the result (once) when it comes from the holder of its lease (see "Who may report").
+  // Returns whether it was counted now (false for a duplicate or a refused result); errors are
+  // the store's, in which case nothing was counted and the worker should send it again.
+  StatusOr<bool> OnResult(const std::string& worker_id, const v1::Result& result, double now,
+                          const std::string& identity = "");
   // Expires silent workers and overdue leases, re-queueing their configurations.
   void Tick(double now);
   void OnWorkerGone(const std::string& worker_id, double now);
 
   bool Finished() const;
+  // Store write health: how long writes have been failing (0 when the last write succeeded) and
+  // the last error. The caller decides when to give up (docs/store.md).
+  double StoreFailingSeconds(double now) const;
+  const Status& StoreError() const { return store_error_; }
+  // Attempts counted (stored and counted once), for cross-checks against what the store holds.
+  const std::unordered_set<std::string>& CountedAttemptIds() const { return counted_; }
   // Leases granted and not yet returned or expired.
   int64_t OutstandingLeases() const { return static_cast<int64_t>(leases_.size()); }
   Progress GetProgress() const;
@@ -122,8 +148,17 @@ class Scheduler {
     double deadline = 0;
     bool reference = false;
   };
+  // Who a lease was granted to and for what; kept for every lease this scheduler granted (about
+  // 100 bytes each) so that late and re-sent results are checked against their holder.
+  struct Grant {
+    std::string worker_id;
+    std::string identity;
+    std::string config_key;
+    bool reference = false;
+  };
   struct WorkerInfo {
     v1::NodeInfo node;
+    std::string identity;
     double last_seen = 0;
     std::set<std::string> leases;
     int leases_since_reference = 0;
@@ -157,6 +192,13 @@ class Scheduler {
   void ExpireLease(const std::string& lease_id, const char* why);
   Status PersistConfig(int index);
   void CountAttempt(const v1::Attempt& attempt);
+  // Records the outcome of a store write (item 7 of issue 15).
+  void NoteStoreWrite(const Status& s);
+  void ProbeStore(double now);
+  // nullptr when `result` may be counted; else why it is refused.
+  const char* RefuseReason(const std::string& worker_id, const std::string& identity,
+                           const v1::Result& result) const;
+  std::string NewLeaseId(const std::string& key, bool reference);
 
   const SweepSpec& spec_;
   SchedulerOptions options_;
@@ -166,17 +208,23 @@ class Scheduler {
   std::unordered_map<std::string, int> index_by_key_;
   std::deque<int> ready_;
   std::map<std::string, LeaseInfo> leases_;
+  std::unordered_map<std::string, Grant> grants_;
   std::map<std::string, WorkerInfo> workers_;
   std::unordered_set<std::string> counted_;
   std::optional<Config> reference_;
   std::string reference_key_;
-  uint64_t lease_seq_ = 0;
   Progress counters_;
   uint64_t draw_state_ = 0;     // seeded stream for assignment tie-breaks (dispatch.cc)
   int leader_ = -1;             // best median among configurations with repetitions.min executions
   int64_t stage1_pending_ = 0;  // configurations still in stage 1 (counted after Init)
   bool counting_stage1_ = false;      // set at the end of Init's replay
   bool stage1_complete_now_ = false;  // the last stage 1 just ended (Reevaluate re-runs all)
+  double now_ = 0;  // the latest `now` passed in
+  bool store_failing_ = false;
+  double store_failing_since_ = -1;  // < 0: not known yet (a failure inside Init)
+  double next_store_probe_ = 0;
+  double store_probe_backoff_ = 0;
+  Status store_error_;
 };
 
 }  // namespace fleetsweep

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <set>
+
 #include "common/store/file_store.h"
 #include "tests/support/temp_dir.h"
 
@@ -200,10 +203,13 @@ TEST_F(SchedulerTest, RestartResumesWithoutRerunningFinishedWork) {
   EXPECT_EQ(sched_->GetProgress().done, done_before);
   EXPECT_FALSE(sched_->KnowsWorker("w1"));
   Hello("w1", 1);
-  // The result of a lease granted before the restart is still counted, once.
+  // The restarted coordinator never granted that lease: its result is refused (it cannot tell the
+  // holder from a forger), and the configuration runs again.
   auto r = sched_->OnResult("w1", Ok(outstanding[0], 5), 1);
   ASSERT_TRUE(r.ok());
-  EXPECT_TRUE(*r);
+  EXPECT_FALSE(*r);
+  EXPECT_EQ(sched_->GetProgress().refused, 1);
+  EXPECT_EQ(sched_->GetProgress().duplicates, 0);
   now = 2;
   Drain("w1", &now);
   EXPECT_TRUE(sched_->Finished());
@@ -214,6 +220,209 @@ TEST_F(SchedulerTest, RestartResumesWithoutRerunningFinishedWork) {
   // 12 repetitions + at most the one lost lease (references are counted apart).
   EXPECT_LE(n, 12 + 1);
   EXPECT_GE(n, 12);
+}
+
+// Item 8 of issue 15: replayed failures are counted once, not added to the stored count.
+TEST_F(SchedulerTest, FailureCountsDoNotDoubleOnResume) {
+  Hello("w1", 0);
+  double now = 0;
+  std::string key;
+  int timeouts = 0;
+  // Two timeouts of one configuration (max_failures is 3): not infeasible yet.
+  for (int round = 0; round < 100 && timeouts < 2; ++round) {
+    for (auto& l : sched_->OnWorkRequest("w1", 1, now)) {
+      if (!l.reference() && (key.empty() || l.config_key() == key) && timeouts < 2) {
+        key = l.config_key();
+        ++timeouts;
+        ASSERT_TRUE(sched_->OnResult("w1", Fail(l, v1::FAILURE_CLASS_TIMEOUT), now).ok());
+      } else {
+        ASSERT_TRUE(sched_->OnResult("w1", Ok(l, 3), now).ok());
+      }
+    }
+    now += 0.1;
+  }
+  ASSERT_EQ(timeouts, 2);
+  for (int restart = 0; restart < 2; ++restart) {
+    Reopen();
+    for (const auto& c : sched_->configs()) {
+      if (c.record.config_key() != key) continue;
+      EXPECT_EQ(c.record.failures(), 2) << "after restart " << restart;
+      EXPECT_NE(c.record.state(), v1::CONFIG_STATE_INFEASIBLE) << "after restart " << restart;
+    }
+  }
+  EXPECT_EQ(sched_->GetProgress().infeasible, 0);
+}
+
+// Item 1 of issue 15: only the holder of a lease may report it.
+TEST_F(SchedulerTest, ForgedResultsAreRefusedAndCountedApart) {
+  Hello("honest", 0);
+  Hello("evil", 0);
+  auto ls = sched_->OnWorkRequest("honest", 2, 0);
+  ASSERT_EQ(ls.size(), 2u);
+  const v1::Lease& lease = ls[1];
+  ASSERT_FALSE(lease.reference());
+  // A result for a configuration nobody leased, with an id in the old KEY-EPOCH-SEQ form.
+  v1::Lease made_up = lease;
+  made_up.set_config_key(sched_->configs()[5].record.config_key());
+  made_up.set_lease_id(made_up.config_key() + "-ep1-1");
+  made_up.set_reference(false);
+  for (int i = 0; i < 20; ++i) {
+    auto r = sched_->OnResult("evil", Ok(made_up, 0.001), 1);
+    ASSERT_TRUE(r.ok());
+    EXPECT_FALSE(*r);
+  }
+  // The honest worker's own lease, reported by another worker.
+  auto stolen = sched_->OnResult("evil", Ok(lease, 0.001), 1);
+  ASSERT_TRUE(stolen.ok());
+  EXPECT_FALSE(*stolen);
+  // The holder reporting another configuration under its lease id.
+  v1::Result swapped = Ok(lease, 0.001);
+  swapped.mutable_attempt()->set_config_key(made_up.config_key());
+  swapped.mutable_attempt()->set_attempt_id(made_up.config_key() + "-x");
+  EXPECT_FALSE(*sched_->OnResult("honest", swapped, 1));
+  // A NaN sample.
+  v1::Result nan = Ok(lease, std::nan(""));
+  EXPECT_FALSE(*sched_->OnResult("honest", nan, 1));
+  Progress p = sched_->GetProgress();
+  EXPECT_EQ(p.refused, 23);
+  EXPECT_EQ(p.duplicates, 0);
+  EXPECT_EQ(p.attempts_ok, 0);
+  EXPECT_EQ(*store_->CountAttempts("sched"), 0) << "refused results are never stored";
+  // The holder's real result still counts.
+  auto honest = sched_->OnResult("honest", Ok(lease, 12), 1);
+  ASSERT_TRUE(honest.ok());
+  EXPECT_TRUE(*honest);
+  EXPECT_EQ(sched_->GetProgress().attempts_ok, 1);
+}
+
+TEST_F(SchedulerTest, LeasesAreBoundToTheCurveIdentityAndUnguessable) {
+  v1::Hello h;
+  h.mutable_node()->set_slots(4);
+  sched_->OnHello("w1", h, 0, "KEY-ONE");
+  auto ls = sched_->OnWorkRequest("w1", 3, 0);
+  ASSERT_EQ(ls.size(), 3u);
+  std::set<std::string> random_parts;
+  for (const auto& l : ls) {
+    // <config_key>-<epoch>-<32 hex digits>[-ref]
+    std::string rest = l.lease_id().substr(l.config_key().size() + 1);
+    rest = rest.substr(rest.find('-') + 1, 32);
+    ASSERT_EQ(rest.size(), 32u) << l.lease_id();
+    EXPECT_EQ(rest.find_first_not_of("0123456789abcdef"), std::string::npos) << l.lease_id();
+    random_parts.insert(rest);
+  }
+  EXPECT_EQ(random_parts.size(), 3u);
+  // Same worker id, another authorised key (a peer that took the id over): refused.
+  auto other = sched_->OnResult("w1", Ok(ls[1], 3), 1, "KEY-TWO");
+  ASSERT_TRUE(other.ok());
+  EXPECT_FALSE(*other);
+  EXPECT_EQ(sched_->GetProgress().refused, 1);
+  auto own = sched_->OnResult("w1", Ok(ls[1], 3), 1, "KEY-ONE");
+  ASSERT_TRUE(own.ok());
+  EXPECT_TRUE(*own);
+  // A hello under the same id with another key takes the leases away from the first key.
+  sched_->OnHello("w1", h, 2, "KEY-TWO");
+  EXPECT_EQ(sched_->GetProgress().busy, 0);
+  EXPECT_FALSE(*sched_->OnResult("w1", Ok(ls[2], 3), 3, "KEY-TWO"));
+}
+
+// A store whose writes can be made to fail (disk full, Redis at maxmemory with noeviction).
+class RefusingStore : public ResultStore {
+ public:
+  explicit RefusingStore(ResultStore* inner) : inner_(inner) {}
+  bool refuse = false;
+  int writes_tried = 0;
+  Status PutSpec(const std::string& s, const std::string& y) override {
+    return Write([&] { return inner_->PutSpec(s, y); });
+  }
+  StatusOr<std::optional<std::string>> GetSpec(const std::string& s) override {
+    return inner_->GetSpec(s);
+  }
+  Status PutConfigs(const std::string& s, const std::vector<v1::ConfigRecord>& c) override {
+    return Write([&] { return inner_->PutConfigs(s, c); });
+  }
+  StatusOr<std::vector<v1::ConfigRecord>> LoadConfigs(const std::string& s) override {
+    return inner_->LoadConfigs(s);
+  }
+  StatusOr<bool> PutAttempt(const std::string& s, const v1::Attempt& a) override {
+    ++writes_tried;
+    if (refuse) return Status::Unavailable("OOM command not allowed when used memory > maxmemory");
+    return inner_->PutAttempt(s, a);
+  }
+  StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& s) override {
+    return inner_->LoadAttempts(s);
+  }
+  StatusOr<int64_t> CountAttempts(const std::string& s) override {
+    return inner_->CountAttempts(s);
+  }
+  Status AppendEvent(const std::string& s, const std::string& e) override {
+    return Write([&] { return inner_->AppendEvent(s, e); });
+  }
+  StatusOr<std::vector<std::string>> ReadEvents(const std::string& s, int64_t f,
+                                                int64_t m) override {
+    return inner_->ReadEvents(s, f, m);
+  }
+  Status Flush() override { return inner_->Flush(); }
+  std::string Describe() const override { return "refusing:" + inner_->Describe(); }
+
+ private:
+  template <typename F>
+  Status Write(F f) {
+    ++writes_tried;
+    if (refuse) return Status::Unavailable("OOM command not allowed when used memory > maxmemory");
+    return f();
+  }
+  ResultStore* inner_;
+};
+
+// Item 7 of issue 15: while the store refuses writes no lease is granted or expired (nothing would
+// be stored, and re-running would only add executions); probes back off; work resumes after.
+TEST(SchedulerStoreFaults, RefusedWritesPauseLeasesAndResume) {
+  auto dir = testing::TempDir::Create();
+  ASSERT_TRUE(dir.ok());
+  auto file = FileStore::Open(dir->Join("store"));
+  ASSERT_TRUE(file.ok());
+  RefusingStore store(file->get());
+  auto spec = ParseSpecText(kSpec, "test.yaml");
+  ASSERT_TRUE(spec.ok());
+  SchedulerOptions o;
+  o.lease_grace_seconds = 1;
+  o.worker_timeout_seconds = 1000;
+  Scheduler s(*spec, o, &store);
+  ASSERT_TRUE(s.Init().ok());
+  v1::Hello h;
+  h.mutable_node()->set_slots(4);
+  s.OnHello("w", h, 100);
+  auto ls = s.OnWorkRequest("w", 3, 100);
+  ASSERT_EQ(ls.size(), 3u);
+  store.refuse = true;
+  v1::Result r;
+  r.set_lease_id(ls[1].lease_id());
+  r.set_sweep(ls[1].sweep());
+  r.mutable_attempt()->set_config_key(ls[1].config_key());
+  r.mutable_attempt()->set_attempt_id(ls[1].lease_id());
+  r.mutable_attempt()->set_ok(true);
+  r.mutable_attempt()->add_samples()->set_metric("t");
+  EXPECT_FALSE(s.OnResult("w", r, 101).ok());
+  EXPECT_GT(s.StoreFailingSeconds(102), 0.9);
+  EXPECT_NE(s.StoreError().message().find("maxmemory"), std::string::npos);
+  EXPECT_TRUE(s.OnWorkRequest("w", 4, 102).empty()) << "no leases while writes fail";
+  EXPECT_GE(s.NoWorkReply().retry_after_seconds(), 0.5);
+  // Far past every deadline: nothing expires, nothing is queued to run again.
+  const int tried_before = store.writes_tried;
+  for (double t = 103; t < 163; t += 0.1) s.Tick(t);
+  EXPECT_EQ(s.GetProgress().leases_expired, 0);
+  EXPECT_GT(s.GetProgress().store_failing_seconds, 59);
+  const int probes = store.writes_tried - tried_before;
+  EXPECT_GE(probes, 5);
+  EXPECT_LE(probes, 15) << "probes back off (0.5 s doubling to 10 s), not one per tick";
+  // Writes succeed again: the next probe notices, the result is stored, leases flow.
+  store.refuse = false;
+  for (double t = 163; t < 175 && s.StoreFailingSeconds(t) > 0; t += 0.1) s.Tick(t);
+  EXPECT_EQ(s.StoreFailingSeconds(175), 0);
+  auto counted = s.OnResult("w", r, 175);
+  ASSERT_TRUE(counted.ok());
+  EXPECT_TRUE(*counted);
+  EXPECT_FALSE(s.OnWorkRequest("w", 1, 175).empty());
 }
 
 // A sweep whose configurations differ clearly: racing stops the clearly worse ones after the first

@@ -62,7 +62,19 @@ static std::string Wrap(v1::Envelope env, const std::string& sender) {
   return EncodeEnvelope(std::move(env));
 }
 
-void CoordinatorServer::Handle(const std::string& rid, const void* data, size_t size, double now) {
+// The authenticated identity of the peer that sent `msg`: its CurveZMQ public key (Z85), or ""
+// without Curve.
+static std::string PeerIdentity(zmq::message_t& msg, bool curve) {
+  if (!curve) return "";
+  try {
+    return msg.gets("User-Id");
+  } catch (const zmq::error_t&) {
+    return "";
+  }
+}
+
+void CoordinatorServer::Handle(const std::string& rid, const std::string& identity,
+                               const void* data, size_t size, double now) {
   auto decoded = DecodeEnvelope(data, size);
   if (!decoded.ok()) {
     if (++rejected_ <= 20 || rejected_ % 1000 == 0) {
@@ -78,7 +90,7 @@ void CoordinatorServer::Handle(const std::string& rid, const void* data, size_t 
   v1::Envelope out;
   switch (in.body_case()) {
     case v1::Envelope::kHello:
-      *out.mutable_hello_ack() = scheduler_->OnHello(rid, in.hello(), now);
+      *out.mutable_hello_ack() = scheduler_->OnHello(rid, in.hello(), now, identity);
       Send(rid, Wrap(out, "coordinator"));
       return;
     case v1::Envelope::kWorkRequest: {
@@ -100,7 +112,8 @@ void CoordinatorServer::Handle(const std::string& rid, const void* data, size_t 
       scheduler_->OnHeartbeat(rid, in.heartbeat(), now);
       return;
     case v1::Envelope::kResult: {
-      auto counted = scheduler_->OnResult(rid, in.result(), now);
+      if (!scheduler_->KnowsWorker(rid)) break;  // no results without a hello
+      auto counted = scheduler_->OnResult(rid, in.result(), now, identity);
       if (!counted.ok()) {
         spdlog::error("coordinator: cannot store result {}: {} (the worker will resend)",
                       in.result().lease_id(), counted.status().ToString());
@@ -109,7 +122,6 @@ void CoordinatorServer::Handle(const std::string& rid, const void* data, size_t 
       out.mutable_result_ack()->set_lease_id(in.result().lease_id());
       out.mutable_result_ack()->set_counted(*counted);
       Send(rid, Wrap(out, "coordinator"));
-      if (!scheduler_->KnowsWorker(rid)) break;
       return;
     }
     default:
@@ -158,7 +170,8 @@ Status CoordinatorServer::Serve(const std::atomic<bool>& stop,
           ++rejected_;
           continue;  // a well-behaved DEALER sends exactly one frame
         }
-        Handle(id.to_string(), extra[0].data(), extra[0].size(), clock_());
+        Handle(id.to_string(), PeerIdentity(extra[0], options_.curve.enabled), extra[0].data(),
+               extra[0].size(), clock_());
       }
     }
     const double now = clock_();

@@ -3,7 +3,9 @@
 // Each incoming message is [worker routing id][Envelope bytes]. The server decodes, dispatches to
 // the scheduler and replies on the same routing id. A malformed or wrong-version message is
 // answered with Reject and otherwise ignored (logged, rate-limited): it never stops the server.
-// A worker that is not known (e.g. after a coordinator restart) is told to say hello again.
+// A worker that is not known (e.g. after a coordinator restart) is told to say hello again; its
+// results are not taken before it has. With CurveZMQ each message's authenticated public key
+// (the ZAP user id) is passed to the scheduler, which binds leases to it.
 //
 // Ownership: the server does not own the scheduler. Not thread-safe: Serve() runs on one thread;
 // Stop may be requested from any thread through the atomic flag.
@@ -57,7 +59,8 @@ class CoordinatorServer {
   int64_t rejected_messages() const { return rejected_; }
 
  private:
-  void Handle(const std::string& routing_id, const void* data, size_t size, double now);
+  void Handle(const std::string& routing_id, const std::string& identity, const void* data,
+              size_t size, double now);
   void Send(const std::string& routing_id, const std::string& bytes);
   void BroadcastShutdown(const std::string& reason);
 

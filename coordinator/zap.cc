@@ -54,7 +54,14 @@ void ZapAuthenticator::Loop() {
       rep.send(zmq::buffer(std::string(ok ? "200" : "400")), zmq::send_flags::sndmore);
       rep.send(zmq::buffer(std::string(ok ? "OK" : "key not authorised")),
                zmq::send_flags::sndmore);
-      rep.send(zmq::str_buffer(""), zmq::send_flags::sndmore);
+      // User id = the client's public key (Z85): every message from that peer carries it as the
+      // "User-Id" property, which binds leases to the key (coordinator/server.cc).
+      std::string user_id;
+      if (ok) {
+        char z85[41] = {0};
+        if (zmq_z85_encode(z85, static_cast<const uint8_t*>(frames[6].data()), 32)) user_id = z85;
+      }
+      rep.send(zmq::buffer(user_id), zmq::send_flags::sndmore);
       rep.send(zmq::str_buffer(""), zmq::send_flags::none);
     } catch (const zmq::error_t& e) {
       if (e.num() == ETERM) break;

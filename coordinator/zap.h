@@ -2,7 +2,8 @@
 // coordinator's authorised-keys list for CurveZMQ. It binds inproc://zeromq.zap.01 in the given
 // context and answers on its own thread: "200" for a CURVE client whose public key is listed,
 // "400" for anything else (so an unauthorised worker's connection never completes: it can
-// neither receive leases nor submit results).
+// neither receive leases nor submit results). The user id of an accepted peer is its public key
+// in Z85, so each of its messages carries it as the "User-Id" property.
 //
 // Keys file: one Z85 public key (40 characters) per line; blank lines and '#' comments ignored.
 // Ownership: does not own the context, which must outlive it. Stop() (or the destructor) joins.

@@ -64,6 +64,15 @@ CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry, const std
           Series(CounterFamily(registry, "fleetsweep_coordinator_duplicate_results_total",
                                "Results received for an attempt already stored (ignored)."),
                  {{"sweep", sweep}})),
+      refused_results_(
+          Series(CounterFamily(registry, "fleetsweep_coordinator_refused_results_total",
+                               "Results refused: not from the worker (and CurveZMQ key) holding "
+                               "their lease, for no lease granted, or with NaN/Inf samples."),
+                 {{"sweep", sweep}})),
+      store_writable_(Series(GaugeFamily(registry, "fleetsweep_coordinator_store_writable",
+                                         "1 while store writes succeed; 0 while they fail and "
+                                         "no leases are granted."),
+                             {{"sweep", sweep}})),
       workers_connected_(Series(GaugeFamily(registry, "fleetsweep_coordinator_workers_connected",
                                             "Workers whose heartbeats are current."),
                                 {{"sweep", sweep}})),
@@ -98,6 +107,7 @@ CoordinatorMetrics::CoordinatorMetrics(prometheus::Registry& registry, const std
                               "Median of the primary metric of the best configurations "
                               "(at most 10), by rank and configuration key.")) {
   // Known combinations exist at 0 from the start (see the header).
+  store_writable_.Set(1);
   Series(attempts_, {{"sweep", sweep_}, {"result", "ok"}, {"failure_class", "none"}});
   for (const std::string& fc : metrics::KnownFailureClasses()) {
     Series(attempts_, {{"sweep", sweep_}, {"result", "failed"}, {"failure_class", fc}});
@@ -127,6 +137,8 @@ void CoordinatorMetrics::IncLeasesGranted() { leases_granted_.Increment(); }
 void CoordinatorMetrics::IncLeasesExpired() { leases_expired_.Increment(); }
 void CoordinatorMetrics::IncRetries() { retries_.Increment(); }
 void CoordinatorMetrics::IncDuplicateResults() { duplicate_results_.Increment(); }
+void CoordinatorMetrics::IncRefusedResults() { refused_results_.Increment(); }
+void CoordinatorMetrics::SetStoreWritable(bool writable) { store_writable_.Set(writable ? 1 : 0); }
 
 void CoordinatorMetrics::SetWorkersConnected(int64_t n) {
   workers_connected_.Set(static_cast<double>(n));

@@ -59,6 +59,11 @@ class CoordinatorMetrics {
   void IncLeasesExpired();
   void IncRetries();
   void IncDuplicateResults();
+  // Results refused: not from the holder of their lease, for no lease, or with NaN/Inf samples.
+  void IncRefusedResults();
+  // fleetsweep_coordinator_store_writable: 1 while store writes succeed, 0 while they fail (no
+  // leases are granted then).
+  void SetStoreWritable(bool writable);
 
   void SetWorkersConnected(int64_t n);
   // fleetsweep_coordinator_slots{state=busy|free}; free = total - busy (never below 0).
@@ -98,6 +103,8 @@ class CoordinatorMetrics {
   prometheus::Counter& leases_expired_;
   prometheus::Counter& retries_;
   prometheus::Counter& duplicate_results_;
+  prometheus::Counter& refused_results_;
+  prometheus::Gauge& store_writable_;
 
   prometheus::Gauge& workers_connected_;
   prometheus::Family<prometheus::Gauge>& slots_;

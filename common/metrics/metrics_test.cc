@@ -1,5 +1,6 @@
 // Tests of CoordinatorMetrics and WorkerMetrics: values set through the classes are read back
 // from a real exposer scraped over loopback HTTP.
+#include <cmath>
 #include <string>
 #include <thread>
 #include <utility>
@@ -37,6 +38,9 @@ TEST(CoordinatorMetricsTest, ValuesAppearInTheScrape) {
   m.IncLeasesExpired();
   m.IncRetries();
   m.IncDuplicateResults();
+  m.IncRefusedResults();
+  m.IncRefusedResults();
+  m.SetStoreWritable(false);
   m.SetWorkersConnected(2);
   m.SetSlots(4, 3);
   m.IncSamplesStored(7);
@@ -76,6 +80,8 @@ TEST(CoordinatorMetricsTest, ValuesAppearInTheScrape) {
   EXPECT_EQ(Value(t, "fleetsweep_coordinator_leases_expired_total", s), 1);
   EXPECT_EQ(Value(t, "fleetsweep_coordinator_retries_total", s), 1);
   EXPECT_EQ(Value(t, "fleetsweep_coordinator_duplicate_results_total", s), 1);
+  EXPECT_EQ(Value(t, "fleetsweep_coordinator_refused_results_total", s), 2);
+  EXPECT_EQ(Value(t, "fleetsweep_coordinator_store_writable", s), 0);
   EXPECT_EQ(Value(t, "fleetsweep_coordinator_workers_connected", s), 2);
   EXPECT_EQ(Value(t, "fleetsweep_coordinator_slots", {{"state", "busy"}}), 3);
   EXPECT_EQ(Value(t, "fleetsweep_coordinator_slots", {{"state", "free"}}), 1);
@@ -208,6 +214,7 @@ TEST(WorkerMetricsTest, ValuesAppearInTheScrape) {
   w.IncSamples("0", 5);
   w.IncSamples("1", 2);
   w.IncSamples("0", 1);
+  w.DeclareSweepMetrics("s1", {"time_ms"});
   w.SetLastSample("s1", "time_ms", 2.25);
   w.SetHeartbeatAgeSeconds(0.5);
   w.SetConnected(true);
@@ -232,6 +239,25 @@ TEST(WorkerMetricsTest, ValuesAppearInTheScrape) {
   EXPECT_EQ(Value(t, "fleetsweep_worker_connected", {{"node", "node-a"}}), 1);
   w.SetConnected(false);
   EXPECT_EQ(Value(Scrape(*exposer), "fleetsweep_worker_connected", {{"node", "node-a"}}), 0);
+}
+
+// Issue 15, item 14: the metric label comes from benchmark output; only declared metrics count.
+TEST(WorkerMetricsTest, LastSampleSeriesAreBoundedByDeclaredMetrics) {
+  auto exposer = StartLoopback();
+  ASSERT_TRUE(exposer);
+  WorkerMetrics w(exposer->registry(), "node-a");
+  w.DeclareSweepMetrics("s1", {"time_ms", "tflops"});
+  for (int i = 0; i < 500; ++i) w.SetLastSample("s1", "m" + std::to_string(i), i);
+  w.SetLastSample("undeclared-sweep", "time_ms", 1);
+  w.SetLastSample("s1", "time_ms", std::nan(""));
+  w.SetLastSample("s1", "tflops", 7);
+  EXPECT_EQ(CountSeries(Scrape(*exposer), "fleetsweep_worker_last_sample_value"), 1);
+  for (int s = 2; s <= 10; ++s) {
+    w.DeclareSweepMetrics("s" + std::to_string(s), {"time_ms"});
+    w.SetLastSample("s" + std::to_string(s), "time_ms", s);
+  }
+  EXPECT_EQ(CountSeries(Scrape(*exposer), "fleetsweep_worker_last_sample_value"),
+            static_cast<int>(WorkerMetrics::kMaxSweeps));
 }
 
 }  // namespace

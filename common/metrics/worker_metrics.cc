@@ -1,5 +1,8 @@
 #include "common/metrics/worker_metrics.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "common/metrics/labels.h"
 #include "common/metrics/registration.h"
 
@@ -73,8 +76,31 @@ void WorkerMetrics::IncSamples(const std::string& device, int64_t n) {
   if (n > 0) c.Increment(static_cast<double>(n));
 }
 
+void WorkerMetrics::DeclareSweepMetrics(const std::string& sweep,
+                                        const std::vector<std::string>& metrics) {
+  std::lock_guard<std::mutex> lock(declared_mu_);
+  auto it = declared_.find(sweep);
+  if (it != declared_.end()) {
+    declared_order_.erase(std::find(declared_order_.begin(), declared_order_.end(), sweep));
+  }
+  declared_[sweep] = std::set<std::string>(metrics.begin(), metrics.end());
+  declared_order_.push_back(sweep);
+  while (declared_order_.size() > kMaxSweeps) {
+    const std::string old = declared_order_.front();
+    declared_order_.pop_front();
+    for (const std::string& m : declared_[old]) {
+      last_sample_.Remove(&Series(last_sample_, {{"node", node_}, {"sweep", old}, {"metric", m}}));
+    }
+    declared_.erase(old);
+  }
+}
+
 void WorkerMetrics::SetLastSample(const std::string& sweep, const std::string& metric,
                                   double value) {
+  if (!std::isfinite(value)) return;
+  std::lock_guard<std::mutex> lock(declared_mu_);
+  auto it = declared_.find(sweep);
+  if (it == declared_.end() || it->second.count(metric) == 0) return;
   Series(last_sample_, {{"node", node_}, {"sweep", sweep}, {"metric", metric}}).Set(value);
 }
 

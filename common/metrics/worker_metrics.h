@@ -17,7 +17,12 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <set>
 #include <string>
+#include <vector>
 
 namespace prometheus {
 class Counter;
@@ -45,7 +50,13 @@ class WorkerMetrics {
   void SetSlots(int64_t busy, int64_t free);
   // fleetsweep_worker_samples_total{device}: samples measured on `device` ("0", "1", or "cpu").
   void IncSamples(const std::string& device, int64_t n);
+  // The metrics a sweep's spec declares: the only `metric` labels SetLastSample accepts for it.
+  // The series of the sweeps beyond the latest kMaxSweeps declared are removed.
+  static constexpr size_t kMaxSweeps = 4;
+  void DeclareSweepMetrics(const std::string& sweep, const std::vector<std::string>& metrics);
   // fleetsweep_worker_last_sample_value{sweep, metric}: the latest sample value of that metric.
+  // Ignored unless `metric` was declared for `sweep` (benchmark output names the metric, so an
+  // undeclared one would add a series per name it prints) and `value` is finite.
   void SetLastSample(const std::string& sweep, const std::string& metric, double value);
   // fleetsweep_worker_heartbeat_age_seconds: time since the coordinator last acknowledged a
   // heartbeat of this worker.
@@ -64,6 +75,9 @@ class WorkerMetrics {
   prometheus::Gauge& slots_free_;
   prometheus::Family<prometheus::Counter>& samples_;
   prometheus::Family<prometheus::Gauge>& last_sample_;
+  std::mutex declared_mu_;
+  std::map<std::string, std::set<std::string>> declared_;  // sweep -> metrics; GUARDED_BY mu
+  std::deque<std::string> declared_order_;                 // oldest first; GUARDED_BY mu
   prometheus::Gauge& heartbeat_age_;
   prometheus::Gauge& connected_;
 };
