@@ -56,6 +56,7 @@ struct SpecInfo {
   std::string error;  // non-empty: the spec cannot be run here
   std::unique_ptr<Launcher> launcher;
   double timeout = 600;
+  std::vector<std::string> metrics;  // the spec's declared metrics (bounds metric labels)
 };
 
 SpecInfo LoadSpec(const v1::Lease& lease) {
@@ -70,6 +71,7 @@ SpecInfo LoadSpec(const v1::Lease& lease) {
     if (p.restart) restart.push_back(p.name);
   }
   info.timeout = parsed->timeout_seconds;
+  for (const auto& m : parsed->metrics) info.metrics.push_back(m.name);
   auto launcher = Launcher::Create(parsed->executor_yaml, restart);
   if (!launcher.ok()) {
     info.error = launcher.status().message();
@@ -202,7 +204,10 @@ class AgentLoop {
 
   SpecInfo& Spec(const v1::Lease& lease) {
     auto it = specs_.find(lease.spec_hash());
-    if (it == specs_.end()) it = specs_.emplace(lease.spec_hash(), LoadSpec(lease)).first;
+    if (it == specs_.end()) {
+      it = specs_.emplace(lease.spec_hash(), LoadSpec(lease)).first;
+      observer_.DeclareSweep(lease.sweep(), it->second.metrics);
+    }
     return it->second;
   }
 
@@ -244,6 +249,8 @@ class AgentLoop {
     req.device_env = o_.device_env;
     req.timeout_seconds = info.timeout;
     req.allow_exec = o_.allow_exec;
+    req.scratch_root = o_.scratch_root;
+    req.env_policy = o_.env_policy;
     if (!o_.platform_surface_file.empty()) {
       req.extra_env["FLEETSWEEP_PLATFORM_SURFACE"] = o_.platform_surface_file;
     }

@@ -28,6 +28,7 @@
 #include "common/store/store.h"
 #include "worker/agent/clock.h"
 #include "worker/agent/connection.h"
+#include "worker/executors/env_policy.h"
 
 namespace fleetsweep {
 
@@ -43,6 +44,8 @@ struct AgentOptions {
   std::string platform;               // e.g. "bi-v100", "cuda", "cpu"
   std::string platform_surface_file;  // exported to executions as FLEETSWEEP_PLATFORM_SURFACE
   std::vector<std::string> allow_exec;
+  std::string scratch_root;          // ExecutionRequest::scratch_root ("" = private temp dir)
+  EnvPolicy env_policy;              // ExecutionRequest::env_policy
   std::string worker_bin_dir;        // {FLEETSWEEP_BIN}
   bool exit_when_finished = false;   // exit on Shutdown / NoWork(sweep_finished)
   double give_up_after_seconds = 0;  // 0: keep trying to reach the coordinator forever

@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
   AgentOptions o;
   std::string redis, devices, server_key_file, secret_key_file;
   int metrics_port = -1;
-  bool insecure = false;
+  bool insecure = false, allow_any_exec = false;
   app.add_option("--coordinator", o.coordinator, "coordinator endpoint, tcp://HOST:PORT")
       ->required();
   app.add_option("--redis", redis, "result store URL (redis://[user:password@]host:port)");
@@ -40,6 +40,17 @@ int main(int argc, char** argv) {
   app.add_option("--platform", o.platform, "platform name (e.g. bi-v100, cuda, cpu)");
   app.add_option("--platform-surface", o.platform_surface_file, "platform surface file (YAML)");
   app.add_option("--allow-exec", o.allow_exec, "allowed executables (glob patterns)");
+  app.add_flag("--allow-any-exec", allow_any_exec,
+               "run any command a spec names (cluster mode refuses to start without "
+               "--allow-exec otherwise)");
+  app.add_option("--scratch-root", o.scratch_root,
+                 "the only directory a spec's workdir, files and result file may name "
+                 "(default: a private temp dir)");
+  app.add_option("--pass-env", o.env_policy.pass_env,
+                 "more worker variables benchmarks inherit (glob; a secret-looking name only "
+                 "when given exactly)");
+  app.add_option("--allow-spec-env", o.env_policy.allow_spec_env,
+                 "variable names a spec may set although they are refused by default (glob)");
   app.add_option("--metrics-port", metrics_port, "Prometheus port (0 = pick a free one)");
   app.add_option("--give-up-after", o.give_up_after_seconds,
                  "exit if the coordinator does not answer for this long (0 = never)");
@@ -58,6 +69,20 @@ int main(int argc, char** argv) {
       if (comma > start) o.devices.push_back(devices.substr(start, comma - start));
       start = comma + 1;
     }
+  }
+  // Cluster mode (CurveZMQ, or a coordinator off this host): a worker runs only what its
+  // allow-list names, unless told otherwise explicitly (docs/security.md).
+  const bool local = insecure && (o.coordinator.rfind("tcp://127.", 0) == 0 ||
+                                  o.coordinator.rfind("tcp://localhost", 0) == 0 ||
+                                  o.coordinator.rfind("ipc://", 0) == 0);
+  if (!local && o.allow_exec.empty() && !allow_any_exec) {
+    std::cerr << "fleetsweep-worker: in cluster mode a worker needs --allow-exec GLOB (the "
+                 "benchmarks it may run), or --allow-any-exec to run any command a spec names\n";
+    return 2;
+  }
+  if (allow_any_exec && !o.allow_exec.empty()) {
+    std::cerr << "fleetsweep-worker: --allow-any-exec and --allow-exec contradict each other\n";
+    return 2;
   }
   if (!insecure) {
     if (server_key_file.empty() || secret_key_file.empty()) {

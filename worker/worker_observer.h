@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/metrics/worker_metrics.h"
 #include "fleetsweep/v1/data.pb.h"
@@ -21,6 +22,10 @@ class WorkerObserver {
   }
   void HeartbeatAge(double s) {
     if (m_) m_->SetHeartbeatAgeSeconds(s);
+  }
+  // The metrics `sweep`'s spec declares (bounds the last-sample series).
+  void DeclareSweep(const std::string& sweep, const std::vector<std::string>& metrics) {
+    if (m_) m_->DeclareSweepMetrics(sweep, metrics);
   }
   void Executed(const v1::Attempt& a, const std::string& sweep) {
     if (!m_) return;

@@ -211,6 +211,9 @@ function checkChart(objects, values, ctx) {
     expect(argValue(c.args, '--device-env') === wv.deviceEnv, `worker: --device-env is not ${wv.deviceEnv}`);
     expect(argValue(c.args, '--devices') === (wv.devices || undefined), 'worker: --devices differs from values');
     expect(eq(argValues(c.args, '--allow-exec'), wv.allowExec || []), 'worker: --allow-exec differs from values');
+    expect(c.args.includes('--allow-any-exec') === Boolean(wv.allowAnyExec), 'worker: --allow-any-exec differs from values');
+    expect(argValues(c.args, '--allow-exec').length > 0 || c.args.includes('--allow-any-exec'),
+      'worker: neither --allow-exec nor --allow-any-exec (a cluster worker refuses to start)');
     if (w.kind === 'StatefulSet') expect(w.spec.replicas === wv.replicas, 'worker StatefulSet: replicas differ from values');
     expect(eq(pod.nodeSelector || {}, wv.nodeSelector || {}), 'worker: nodeSelector differs from values');
     expect(eq(pod.tolerations || [], wv.tolerations || []), 'worker: tolerations differ from values');

@@ -94,6 +94,14 @@ def main():
         worker = os.path.join(BIN, "fleetsweep-worker")
         common = ["--coordinator", ep, "--slots", "1", "--exit-when-finished",
                   "--curve-server-key", os.path.join(work, "coord.pub")]
+        # 0. Cluster mode without an exec allow-list: the worker refuses to start (issue 15/4).
+        bare = subprocess.run([worker] + common + ["--curve-secret-key",
+                                                   os.path.join(work, "good.key")],
+                              capture_output=True, text=True, timeout=60)
+        check(bare.returncode == 2 and "--allow-exec" in bare.stderr,
+              f"a cluster worker without --allow-exec started: {bare.returncode} {bare.stderr[-300:]}")
+        check(not os.path.exists(marker), "the worker without an allow-list ran a benchmark")
+        common += ["--allow-exec", "/usr/bin/python3*"]
         # 1. The unauthorised worker: its handshake is refused; it gives up having run nothing.
         bad = subprocess.run([worker] + common + ["--curve-secret-key",
                                                   os.path.join(work, "bad.key"),

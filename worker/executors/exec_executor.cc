@@ -2,8 +2,10 @@
 
 #include <fnmatch.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -13,6 +15,7 @@
 
 #include "worker/executors/child_process.h"
 #include "worker/executors/classify.h"
+#include "worker/executors/confine.h"
 #include "worker/executors/output_formats.h"
 
 extern char** environ;
@@ -22,31 +25,46 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A temp workdir removed (recursively) when the run ends.
+// The execution's workdir inside the scratch root: planned first (its path is templated into
+// argv, env and files), created only after the allow-list check; a fresh one (no `workdir:` in
+// the section) is removed (recursively) when the run ends.
 class ScopedWorkdir {
  public:
   ~ScopedWorkdir() {
-    if (owned_ && !path_.empty()) {
+    if (owned_ && created_) {
       std::error_code ec;
       fs::remove_all(path_, ec);
     }
   }
-  Status Make(const std::string& configured) {
-    std::error_code ec;
+  // `configured` is the templated `workdir:` (relative to the root, or absolute inside it).
+  Status Plan(const std::string& root, const std::string& configured,
+              const std::string& attempt_id) {
+    root_ = root;
     if (!configured.empty()) {
-      path_ = fs::path(configured).lexically_normal().string();
-      fs::create_directories(path_, ec);
-      if (ec) return Status::Internal("cannot create workdir " + path_ + ": " + ec.message());
+      FS_ASSIGN_OR_RETURN(path_, ConfinePath(root, root, configured));
       return Status::Ok();
     }
-    fs::path base = fs::temp_directory_path(ec);
-    if (ec) base = "/tmp";
-    std::string tmpl = (base / "fleetsweep-run-XXXXXX").string();
-    if (mkdtemp(tmpl.data()) == nullptr) {
-      return Status::Internal("mkdtemp " + tmpl + ": " + strerror(errno));
-    }
-    path_ = tmpl;
+    std::string name = "run-";
+    for (char c : attempt_id.substr(0, 120))
+      name += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+    path_ = (fs::path(root) / name).string();
     owned_ = true;
+    return Status::Ok();
+  }
+  Status Create() {
+    if (owned_) {
+      std::string base = path_;
+      for (int i = 1; mkdir(path_.c_str(), 0700) != 0; ++i) {
+        if (errno != EEXIST || i > 100) {
+          return Status::Internal("cannot create workdir " + path_ + ": " + strerror(errno));
+        }
+        path_ = base + "-" + std::to_string(i);
+      }
+      created_ = true;
+      return Status::Ok();
+    }
+    FS_ASSIGN_OR_RETURN(path_, MakeConfinedDir(root_, path_));
+    created_ = true;
     return Status::Ok();
   }
   const std::string& path() const { return path_; }
@@ -56,10 +74,11 @@ class ScopedWorkdir {
     owned_ = false;
     return owned;
   }
+  const std::string& root() const { return root_; }
 
  private:
-  std::string path_;
-  bool owned_ = false;
+  std::string root_, path_;
+  bool owned_ = false, created_ = false;
 };
 
 struct Prepared {
@@ -69,16 +88,18 @@ struct Prepared {
   std::vector<std::pair<std::string, std::string>> files;  // absolute path, contents
 };
 
+// The child's explicit environment (env_policy.h): inherited worker variables (no secrets), the
+// section's env (names checked), then the executor's own values.
 std::map<std::string, std::string> BuildEnv(const ExecSpec& spec, const ExecutionRequest& req,
                                             const std::map<std::string, std::string>& vars,
                                             const std::string& workdir, Status* st) {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e && *e; ++e) {
-    std::string kv(*e);
-    size_t eq = kv.find('=');
-    if (eq != std::string::npos) env[kv.substr(0, eq)] = kv.substr(eq + 1);
-  }
+  std::map<std::string, std::string> env = InheritedEnv(environ, req.env_policy);
   for (const auto& [name, value] : spec.env) {
+    Status allowed = CheckSpecEnvName(name, req.env_policy);
+    if (!allowed.ok()) {
+      *st = allowed;
+      return env;
+    }
     StatusOr<std::string> v = Substitute(value, vars);
     if (!v.ok()) {
       *st = v.status().WithContext("env " + name);
@@ -112,14 +133,13 @@ Status Prepare(const ExecSpec& spec, const ExecutionRequest& req,
     if (!rel.ok()) return rel.status().WithContext("files.path");
     fs::path p = fs::path(*rel).lexically_normal();
     if (p.is_absolute() || p.empty() || *p.begin() == "..") {
-      return Status::InvalidArgument("files.path '" + *rel + "' leaves the workdir");
+      return Status::FailedPrecondition("files.path '" + *rel + "' leaves the workdir");
     }
     StatusOr<std::string> body = Substitute(f.contents, vars);
     if (!body.ok()) return body.status().WithContext("files " + *rel);
     out->files.emplace_back((fs::path(workdir) / p).string(), *body);
   }
-  const char* path_env = getenv("PATH");
-  std::string search = path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
+  std::string search = "/usr/local/bin:/usr/bin:/bin";
   for (const std::string& kv : out->env) {
     if (kv.rfind("PATH=", 0) == 0) search = kv.substr(5);
   }
@@ -142,33 +162,29 @@ bool Allowed(const std::vector<std::string>& patterns, const std::string& path) 
   return false;
 }
 
-Status WriteFiles(const Prepared& p) {
+Status WriteFiles(const std::string& root, const Prepared& p) {
   for (const auto& [path, body] : p.files) {
-    std::error_code ec;
-    fs::create_directories(fs::path(path).parent_path(), ec);
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    f << body;
-    f.close();
-    if (!f) return Status::Internal("cannot write " + path);
+    Status st = WriteConfinedFile(root, path, body);
+    if (!st.ok()) return st.WithContext("files");
   }
   return Status::Ok();
 }
 
-Status ReadOutputFile(const ExecOutputSpec& output, const std::string& workdir,
-                      ProtocolState* state) {
-  fs::path p = fs::path(output.file);
-  if (p.is_relative()) p = fs::path(workdir) / p;
-  std::error_code ec;
-  auto size = fs::file_size(p, ec);
-  if (ec) return Status::NotFound("result file " + p.string() + ": " + ec.message());
-  if (size > kMaxOutputFileBytes) {
-    return Status::InvalidArgument("result file " + p.string() + " is larger than " +
-                                   std::to_string(kMaxOutputFileBytes) + " bytes");
-  }
-  std::ifstream f(p, std::ios::binary);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ParseOutputFile(output.format, p.string(), ss.str(), state);
+// The result file, relative to the workdir or absolute, read only inside the scratch root.
+Status ReadOutputFile(const ExecOutputSpec& output, const std::string& root,
+                      const std::string& workdir, ProtocolState* state) {
+  StatusOr<std::string> path = ConfinePath(root, workdir, output.file);
+  if (!path.ok()) return path.status().WithContext("result file");
+  StatusOr<std::string> body = ReadConfinedFile(root, *path, kMaxOutputFileBytes);
+  if (!body.ok()) return body.status().WithContext("result file");
+  return ParseOutputFile(output.format, *path, *body, state);
+}
+
+// Policy refusals (confinement, env names) are REFUSED; anything else failing before the launch
+// is LAUNCH.
+v1::FailureClass PrepareFailureClass(const Status& st) {
+  return st.code() == StatusCode::kFailedPrecondition ? v1::FAILURE_CLASS_REFUSED
+                                                      : v1::FAILURE_CLASS_LAUNCH;
 }
 
 void SetInfo(v1::Attempt* a, const std::string& key, const std::string& value) {
@@ -241,6 +257,7 @@ Status PlanLaunch(const ExecSpec& spec, const ExecutionRequest& req, LaunchPlan*
   vars["SLOT"] = std::to_string(req.slot);
   vars["DEVICE"] = req.device;
   vars["ATTEMPT_ID"] = req.attempt_id;
+  FS_ASSIGN_OR_RETURN(std::string root, PrepareScratchRoot(req.scratch_root));
   ScopedWorkdir workdir;
   std::string configured;
   if (!spec.workdir.empty()) {
@@ -248,10 +265,18 @@ Status PlanLaunch(const ExecSpec& spec, const ExecutionRequest& req, LaunchPlan*
     if (!w.ok()) return w.status().WithContext("workdir");
     configured = *w;
   }
-  FS_RETURN_IF_ERROR(workdir.Make(configured));
+  Status st = workdir.Plan(root, configured, req.attempt_id);
+  if (!st.ok()) {
+    *cls = PrepareFailureClass(st);
+    return st.WithContext("workdir");
+  }
   vars["WORKDIR"] = workdir.path();
   Prepared prep;
-  FS_RETURN_IF_ERROR(Prepare(spec, req, vars, workdir.path(), &prep));
+  st = Prepare(spec, req, vars, workdir.path(), &prep);
+  if (!st.ok()) {
+    *cls = PrepareFailureClass(st);
+    return st;
+  }
   if (!req.allow_exec.empty() && !Allowed(req.allow_exec, prep.path)) {
     *cls = v1::FAILURE_CLASS_REFUSED;
     std::string patterns;
@@ -259,7 +284,12 @@ Status PlanLaunch(const ExecSpec& spec, const ExecutionRequest& req, LaunchPlan*
     return Status::InvalidArgument("refused to run " + prep.path +
                                    ": not in this worker's exec allow-list (" + patterns + ")");
   }
-  FS_RETURN_IF_ERROR(WriteFiles(prep));
+  st = workdir.Create();
+  if (st.ok()) st = WriteFiles(root, prep);
+  if (!st.ok()) {
+    *cls = PrepareFailureClass(st);
+    return st;
+  }
   plan->argv = std::move(prep.argv);
   plan->path = std::move(prep.path);
   plan->env = std::move(prep.env);
@@ -292,6 +322,11 @@ v1::Attempt ExecExecutor::Run(const ExecutionRequest& req) {
   vars["DEVICE"] = req.device;
   vars["ATTEMPT_ID"] = req.attempt_id;
 
+  StatusOr<std::string> root = PrepareScratchRoot(req.scratch_root);
+  if (!root.ok()) {
+    Fail(&attempt, v1::FAILURE_CLASS_LAUNCH, root.status().message());
+    return finish();
+  }
   ScopedWorkdir workdir;
   std::string configured;
   if (!spec_.workdir.empty()) {
@@ -302,9 +337,9 @@ v1::Attempt ExecExecutor::Run(const ExecutionRequest& req) {
     }
     configured = *w;
   }
-  Status st = workdir.Make(configured);
+  Status st = workdir.Plan(*root, configured, req.attempt_id);
   if (!st.ok()) {
-    Fail(&attempt, v1::FAILURE_CLASS_LAUNCH, st.message());
+    Fail(&attempt, PrepareFailureClass(st), "workdir: " + st.message());
     return finish();
   }
   vars["WORKDIR"] = workdir.path();
@@ -312,7 +347,7 @@ v1::Attempt ExecExecutor::Run(const ExecutionRequest& req) {
   Prepared prep;
   st = Prepare(spec_, req, vars, workdir.path(), &prep);
   if (!st.ok()) {
-    Fail(&attempt, v1::FAILURE_CLASS_LAUNCH, st.message());
+    Fail(&attempt, PrepareFailureClass(st), st.message());
     return finish();
   }
   SetInfo(&attempt, "exec.path", prep.path);
@@ -324,9 +359,10 @@ v1::Attempt ExecExecutor::Run(const ExecutionRequest& req) {
              ")");
     return finish();
   }
-  st = WriteFiles(prep);
+  st = workdir.Create();
+  if (st.ok()) st = WriteFiles(*root, prep);
   if (!st.ok()) {
-    Fail(&attempt, v1::FAILURE_CLASS_LAUNCH, st.message());
+    Fail(&attempt, PrepareFailureClass(st), st.message());
     return finish();
   }
 
@@ -355,7 +391,7 @@ v1::Attempt ExecExecutor::Run(const ExecutionRequest& req) {
 
   Status output_status;
   if (res.launch_error.empty() && !spec_.output.file.empty()) {
-    output_status = ReadOutputFile(spec_.output, workdir.path(), &protocol);
+    output_status = ReadOutputFile(spec_.output, *root, workdir.path(), &protocol);
   }
 
   outcome.launch_error = res.launch_error;

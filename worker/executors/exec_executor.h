@@ -3,20 +3,24 @@
 // reads is documented in exec_spec.h and docs/executors.md.
 //
 // One Run():
-//   1. workdir: the section's (templated, created if missing, kept) or a fresh temp dir (removed
-//      after the run);
+//   1. workdir: the section's (templated, inside request.scratch_root after resolving symlinks,
+//      created if missing after the allow-list check, kept) or a fresh directory in the scratch
+//      root (removed after the run); anything outside the root is REFUSED (confine.h);
 //   2. placeholders: every parameter's canonical text, plus {FLEETSWEEP_BIN} (worker_bin_dir),
 //      {SLOT}, {DEVICE}, {ATTEMPT_ID}, {WORKDIR} (built-ins win over parameters of the same
 //      name); an unknown placeholder fails the attempt with LAUNCH naming it;
-//   3. environment: the worker's own, then the section's env, then (winning) FLEETSWEEP_PARAM_<N>
+//   3. environment: explicit (env_policy.h): allow-listed worker variables without secrets, then
+//      the section's env (names checked: REFUSED), then (winning) FLEETSWEEP_PARAM_<N>
 //      for every parameter, FLEETSWEEP_ATTEMPT_ID, FLEETSWEEP_SLOT, FLEETSWEEP_WORKDIR,
 //      <device_env>=<device> (when device is set) and extra_env;
 //   4. allow-list: when request.allow_exec is non-empty, the resolved executable (lexically
 //      normalised absolute path, or its realpath) must fnmatch one pattern ('*' also matches '/'),
 //      else REFUSED and nothing is written or run;
-//   5. templated files are written into the workdir, the child runs (child_process.h) with the
+//   5. templated files are written into the workdir (confined, O_NOFOLLOW), the child runs
+//   (child_process.h) with the
 //      timeout (section's `timeout`, else request.timeout_seconds), stdout is parsed as protocol
-//      lines as it streams, and the result file, if configured, is parsed after exit;
+//      lines as it streams, and the result file, if configured, is parsed after exit (read only
+//      inside the scratch root);
 //   6. Classify (classify.h) fills ok/failure_class/failure_detail.
 // Attempt fields filled: ok, failure_class, failure_detail, samples (only when ok; a failed
 // attempt's samples are dropped and counted in info "exec.samples_discarded"), fingerprint,
@@ -72,7 +76,8 @@ struct LaunchPlan {
 };
 
 // Fills *plan. On error nothing is left behind and *cls says how the attempt fails: REFUSED
-// (allow-list) or LAUNCH (templating, workdir, files, executable not found).
+// (allow-list, a path outside the scratch root, an env name a spec may not set) or LAUNCH
+// (templating, workdir, files, executable not found).
 Status PlanLaunch(const ExecSpec& spec, const ExecutionRequest& req, LaunchPlan* plan,
                   v1::FailureClass* cls);
 

@@ -17,6 +17,7 @@
 #include "common/space/value.h"
 #include "common/status.h"
 #include "fleetsweep/v1/data.pb.h"
+#include "worker/executors/env_policy.h"
 
 namespace fleetsweep {
 
@@ -31,6 +32,10 @@ struct ExecutionRequest {
   std::string device_env = "CUDA_VISIBLE_DEVICES";  // set to `device` in the child
   double timeout_seconds = 600;
   std::vector<std::string> allow_exec;  // empty = anything; else glob patterns of executables
+  // Everything the spec names on disk stays inside this directory (confine.h); "" = a private
+  // temp directory made once per worker process.
+  std::string scratch_root;
+  EnvPolicy env_policy;                          // the child's environment (env_policy.h)
   std::map<std::string, std::string> extra_env;  // e.g. FLEETSWEEP_PLATFORM_SURFACE
   std::string worker_bin_dir;                    // {FLEETSWEEP_BIN}: where fleetsweep binaries live
   const std::atomic<bool>* cancel = nullptr;     // set by the worker to abort (kills the child)

@@ -60,6 +60,9 @@ spec:
         - --allow-exec
         - {{ . | quote }}
         {{- end }}
+        {{- if $w.allowAnyExec }}
+        - --allow-any-exec
+        {{- end }}
         {{- if .Values.security.insecure }}
         - --insecure
         {{- else }}
