@@ -219,7 +219,7 @@ class Scheduler {
   int64_t stage1_pending_ = 0;  // configurations still in stage 1 (counted after Init)
   bool counting_stage1_ = false;      // set at the end of Init's replay
   bool stage1_complete_now_ = false;  // the last stage 1 just ended (Reevaluate re-runs all)
-  double now_ = 0;  // the latest `now` passed in
+  double now_ = 0;                    // the latest `now` passed in
   bool store_failing_ = false;
   double store_failing_since_ = -1;  // < 0: not known yet (a failure inside Init)
   double next_store_probe_ = 0;
