@@ -12,7 +12,7 @@
 # 2. FLEETSWEEP=1 also builds fleetsweep (needs .devdeps/ carried, scripts/device-env.sh; build in
 #    $BUILD, default /tmp/build-gpu) and runs the per-M specs of scripts/triton_moe_specs.py through
 #    `fleetsweep run` with persistent sessions (FS_MS batch sizes, FS_STRATEGY/FS_BUDGET search,
-#    FS_WORKERS slots sharing GPU 0: they prepare in parallel and time alone), then exports the
+#    FS_SLOTS slots of one worker on GPU 0: they prepare in parallel and time alone), then exports the
 #    vLLM JSON from those runs ($OUT/fs_vllm_moe_config.json) and tars the runs ($OUT/fs-runs.tgz).
 set -uo pipefail
 OUT=${OUT:-$PWD/out-tune}
@@ -56,7 +56,7 @@ if [ "${FLEETSWEEP:-0}" = 1 ]; then
   for spec in "$OUT"/specs/*.yaml; do
     name=$(basename "$spec" .yaml)
     t0=$SECONDS
-    timeout "${FS_TIMEOUT:-240}" "$BUILD/bin/fleetsweep" run "$spec" --workers "${FS_WORKERS:-4}" --devices 0 \
+    timeout "${FS_TIMEOUT:-240}" "$BUILD/bin/fleetsweep" run "$spec" --workers 1 --slots "${FS_SLOTS:-4}" --devices 0 \
       --out "$OUT/fs/$name" > "$OUT/fs-$name.txt" 2>&1
     echo "  $name rc=$? $((SECONDS - t0)) s wall"
     tail -12 "$OUT/fs-$name.txt"

@@ -138,7 +138,7 @@ def main():
     s = sub.add_parser("specs")
     s.add_argument("--out", required=True)
     s.add_argument("--ms", default=",".join(str(m) for m in moe_algo.TUNED_BATCH_SIZES))
-    s.add_argument("--harness", default=os.path.join(BENCH_DIR, "fused_moe_bench.py"))
+    s.add_argument("--harness", default="{FLEETSWEEP_BIN}/benches/triton/fused_moe_bench.py")
     s.add_argument("--session", choices=["persistent", "one-shot"], default="persistent")
     s.add_argument("--strategy", default="racing")
     s.add_argument("--budget", type=int, default=0)

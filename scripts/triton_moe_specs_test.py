@@ -43,6 +43,17 @@ class Specs(unittest.TestCase):
             r = fleetsweep("validate", path)
             self.assertEqual(r.returncode, 0, path + ": " + r.stdout + r.stderr)
 
+    def test_persistent_session_spec_validates(self):
+        out = subprocess.run([sys.executable, SCRIPT, "specs", "--out", self.tmp.name, "--ms", "256",
+                              "--strategy", "lhs", "--budget", "64"], capture_output=True, text=True, check=True)
+        path = out.stdout.split()[0]
+        with open(path) as f:
+            text = f.read()
+        self.assertIn("session: {mode: persistent", text)
+        self.assertIn("{FLEETSWEEP_BIN}/benches/triton/fused_moe_bench.py", text)
+        r = fleetsweep("validate", path)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+
     def test_constraint_admits_what_the_estimate_admits(self):
         for limit in (32 * 1024, 48 * 1024, 232448):
             path = self.generate("--ms", "64", "--smem-limit", str(limit))[0]

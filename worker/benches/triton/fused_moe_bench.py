@@ -111,6 +111,7 @@ def _surface_honoured(params):
     if not name:
         return None, "generic"
     dirs = [os.environ.get("FLEETSWEEP_PLATFORM_DIR", ""), os.path.join(HERE, "..", "..", "platforms"),
+            os.path.join(HERE, "..", "..", "..", "platforms"),  # installed: <bin>/benches/triton
             os.path.join(os.environ.get("FLEETSWEEP_BIN", "."), "..", "platforms"),
             os.path.join(os.environ.get("FLEETSWEEP_SRC", "."), "worker", "platforms")]
     path = moe_algo.find_surface(str(name), [d for d in dirs if d])
