@@ -9,6 +9,7 @@
 #include "common/stats/descriptive.h"
 #include "common/stats/hierarchical.h"
 #include "coordinator/audit.h"
+#include "coordinator/metric_checks.h"
 #include "coordinator/node_effects.h"
 #include "coordinator/winner.h"
 
@@ -257,6 +258,8 @@ SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>
       ++out.unfinished;
     }
   }
+
+  CheckMetricsArrived(spec, &out);
 
   // Rank: configurations with samples (and within bounds) first, by (corrected) median.
   auto rankable = [](const ConfigResult& c) { return c.primary.n > 0 && !c.violates_bound; };

@@ -18,8 +18,9 @@ class CliCommands {
   bool Selected() const;
   int Run();
 
+  struct State;  // flags of the subcommands (cli_commands.cc)
+
  private:
-  struct State;
   std::unique_ptr<State> state_;
 };
 

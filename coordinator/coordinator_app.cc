@@ -18,6 +18,7 @@
 #include "common/stats/bootstrap.h"
 #include "common/store/store.h"
 #include "coordinator/aggregator.h"
+#include "coordinator/progress_line.h"
 #include "coordinator/report/report.h"
 #include "coordinator/results_writer.h"
 #include "coordinator/store_guard.h"
@@ -31,76 +32,6 @@ double Now() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
-
-std::string FormatSeconds(double s) {
-  char b[32];
-  if (s < 120)
-    std::snprintf(b, sizeof b, "%.0fs", s);
-  else if (s < 7200)
-    std::snprintf(b, sizeof b, "%.0fm%02.0fs", std::floor(s / 60), std::fmod(s, 60));
-  else
-    std::snprintf(b, sizeof b, "%.1fh", s / 3600);
-  return b;
-}
-
-class ProgressLine {
- public:
-  explicit ProgressLine(bool enabled) : enabled_(enabled), tty_(isatty(2)) {}
-  void Update(const Scheduler& s, double now, bool force) {
-    if (!enabled_) return;
-    if (!force && now - last_ < (tty_ ? 0.5 : 5.0)) return;
-    last_ = now;
-    Progress p = s.GetProgress();
-    const int64_t finished = p.done + p.infeasible;
-    if (start_ == 0) {
-      start_ = now;
-      start_finished_ = finished;
-    }
-    double elapsed = std::max(1e-6, now - start_);
-    double rate = (p.attempts_ok + p.attempts_failed - start_attempts_) / elapsed;
-    if (start_attempts_ < 0) start_attempts_ = p.attempts_ok + p.attempts_failed, rate = 0;
-    double cfg_rate = (finished - start_finished_) / elapsed;
-    std::string eta = cfg_rate > 0 ? FormatSeconds((p.total - finished) / cfg_rate) : "?";
-    char line[600];
-    std::string best = "-";
-    int b = s.BestIndex();
-    if (b >= 0) {
-      const auto& c = s.configs()[b];
-      char bb[300];
-      std::snprintf(bb, sizeof bb, "%.4g %s (%s)", c.median, s.spec().primary_metric().unit.c_str(),
-                    ConfigToString(c.params).c_str());
-      best = bb;
-    }
-    std::snprintf(line, sizeof line,
-                  "[%s] %lld/%lld done, %lld running, %lld infeasible, %lld failed attempts, "
-                  "%.1f exec/s, ETA %s, best %s",
-                  s.spec().name.c_str(), static_cast<long long>(finished),
-                  static_cast<long long>(p.total), static_cast<long long>(p.busy),
-                  static_cast<long long>(p.infeasible), static_cast<long long>(p.attempts_failed),
-                  rate, eta.c_str(), best.c_str());
-    std::string l = line;
-    if (p.store_failing_seconds > 0) {
-      l = "[" + s.spec().name + "] STORE REFUSES WRITES for " +
-          FormatSeconds(p.store_failing_seconds) + ": no leases granted; " +
-          s.StoreError().message().substr(0, 120);
-    }
-    if (tty_) {
-      if (l.size() > 160) l = l.substr(0, 157) + "...";
-      std::fprintf(stderr, "\r\033[K%s", l.c_str());
-    } else {
-      std::fprintf(stderr, "%s\n", l.c_str());
-    }
-    std::fflush(stderr);
-  }
-  void Finish() {
-    if (enabled_ && tty_) std::fprintf(stderr, "\n");
-  }
-
- private:
-  bool enabled_, tty_;
-  double last_ = 0, start_ = 0;
-  int64_t start_finished_ = 0, start_attempts_ = -1;
-};
 
 void UpdateMetrics(const Scheduler& s, CoordinatorMetrics* m, Progress* last, double now,
                    double* last_slow) {
@@ -184,6 +115,11 @@ int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
     std::cerr << "fleetsweep: " << spec.status().message() << "\n";
     return 2;
   }
+  if (o.check_executor) {
+    std::vector<std::string> problems = CheckExecutorSection(*spec, *o.check_executor);
+    for (const std::string& p : problems) std::cerr << "fleetsweep: " << p << "\n";
+    if (!problems.empty()) return 2;
+  }
   auto store = OpenStore(o.store_url);
   if (!store.ok()) {
     std::cerr << "fleetsweep: cannot open the result store: " << store.status().message() << "\n";
@@ -239,7 +175,7 @@ int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
       return 3;
     }
   }
-  ProgressLine progress(o.progress);
+  ProgressLine progress(o.progress, isatty(2) != 0);
   Progress last_metrics;
   double last_slow_metrics = 0;
   double last_audit = 0;
@@ -317,7 +253,9 @@ int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
       return 3;
     }
     std::cout << "results: " << o.out_dir << "/results.json, " << o.out_dir << "/results.csv\n";
-    Status rep = WriteReport(o.out_dir);
+    ReportOptions report_options;
+    report_options.attempts = &*attempts;  // the store is still locked by this process
+    Status rep = WriteReport(o.out_dir, report_options);
     if (rep.ok()) {
       std::cout << "report: " << o.out_dir << "/report.html\n";
     } else {

@@ -11,8 +11,10 @@
 
 #include <atomic>
 #include <functional>
+#include <optional>
 #include <string>
 
+#include "common/space/executor_check.h"
 #include "coordinator/scheduler.h"
 #include "coordinator/server.h"
 
@@ -29,6 +31,9 @@ struct SweepRunOptions {
   // A store that refuses writes (disk full, Redis at maxmemory) pauses the sweep; after this
   // long the coordinator gives up with exit code 7.
   double store_give_up_seconds = 300;
+  // When set, the spec's executor section is checked before anything starts (every problem is
+  // printed; exit 2). `fleetsweep run` checks programs too (its workers run here).
+  std::optional<ExecutorCheckOptions> check_executor;
   // Called on the serving thread about every 100 ms, after the coordinator has bound; receives
   // the bound endpoint. Used by `fleetsweep run` to start and supervise local workers.
   std::function<void(const std::string& endpoint)> on_tick;

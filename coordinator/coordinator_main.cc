@@ -17,12 +17,13 @@ void OnSignal(int) { g_stop.store(true); }
 int main(int argc, char** argv) {
   using namespace fleetsweep;
   CLI::App app{"fleetsweep-coordinator: shards a sweep across fleetsweep workers"};
+  app.option_defaults()->always_capture_default();
   SweepRunOptions o;
   std::string redis, secret_key_file, authorized_keys;
   bool insecure = false;
   o.server.bind = "tcp://*:5555";
   app.add_option("--spec", o.spec_path, "sweep spec (YAML)")->required();
-  app.add_option("--redis", redis,
+  app.add_option("--store,--redis", redis,
                  "result store: redis://[user:password@]host:port[/db] or file:DIR")
       ->required();
   app.add_option("--bind", o.server.bind, "ZeroMQ endpoint to bind");
@@ -35,7 +36,8 @@ int main(int argc, char** argv) {
   app.add_option("--store-give-up", o.store_give_up_seconds,
                  "exit (code 7) when store writes have failed this long (seconds)");
   app.add_option("--out", o.out_dir, "write results.json/csv here when the sweep finishes");
-  app.add_flag("--exit-when-done", o.server.exit_when_done, "exit when the sweep is finished");
+  app.add_flag("--exit-when-finished,--exit-when-done", o.server.exit_when_done,
+               "exit when the sweep is finished (the worker's flag has the same name)");
   app.add_flag(
       "--no-progress", [&](int64_t) { o.progress = false; }, "no progress line");
   app.add_option("--curve-secret-key", secret_key_file, "coordinator's secret key file");
@@ -67,5 +69,7 @@ int main(int argc, char** argv) {
   signal(SIGINT, OnSignal);
   signal(SIGTERM, OnSignal);
   signal(SIGPIPE, SIG_IGN);
+  // Workers run elsewhere: the section is checked, its programs are not looked for here.
+  o.check_executor = ExecutorCheckOptions{"", false, ""};
   return RunSweep(o, g_stop);
 }

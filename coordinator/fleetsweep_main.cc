@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   using namespace fleetsweep;
   CLI::App app{"fleetsweep: distributed sweeps of LLM-inference kernels and engine settings"};
   app.require_subcommand(1);
+  app.option_defaults()->always_capture_default();
 
   std::string spec;
   auto* run = app.add_subcommand("run", "run a sweep on this machine (embedded store)");
@@ -53,12 +54,12 @@ int main(int argc, char** argv) {
   run->add_option("--slots", slots, "slots per worker")->check(CLI::Range(1, 64));
   run->add_option("--out", out, "output directory (store, results, logs)")->required();
   run->add_option("--metrics-port", metrics_port, "coordinator Prometheus port (0 = any)");
-  run->add_option("--worker-timeout", worker_timeout,
-                  "seconds of silence before a worker's "
-                  "leases are reassigned");
+  run->add_option("--worker-timeout,--lease-timeout", worker_timeout,
+                  "seconds of silence before a worker's leases are reassigned");
   run->add_option("--worker-arg", worker_args, "extra argument for every worker (repeatable)");
   std::vector<std::string> devices;
-  run->add_option("--devices", devices, "device per worker, cycled (default: worker i gets i)")
+  run->add_option("--devices", devices,
+                  "device per worker, cycled; A,B or A B (default: worker i gets i)")
       ->delimiter(',');
 
   auto* space = app.add_subcommand("space", "prune-only analysis of a sweep space");
@@ -71,18 +72,45 @@ int main(int argc, char** argv) {
 
   auto* validate = app.add_subcommand("validate", "check a sweep spec");
   validate->add_option("spec", spec, "sweep spec (YAML)")->required();
+  bool no_program_check = false;
+  validate->add_flag("--no-program-check", no_program_check,
+                     "do not look for the benchmark program on this machine (it runs on other "
+                     "machines)");
 
   auto* keygen = app.add_subcommand("keygen", "generate a CurveZMQ key pair");
   std::string key_prefix;
   keygen->add_option("--out", key_prefix, "writes PREFIX.key and PREFIX.pub")->required();
 
-  CliCommands extra;  // report, export, watch
+  CliCommands extra;  // report, export, watch, list, show
   extra.Register(&app);
+
+  auto* help = app.add_subcommand("help", "this help, or a command's: fleetsweep help COMMAND");
+  std::string help_topic;
+  help->add_option("command", help_topic, "a command");
 
   CLI11_PARSE(app, argc, argv);
 
+  if (*help) {
+    CLI::App* topic = nullptr;
+    for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) {
+      if (sub->get_name() == help_topic) topic = sub;
+    }
+    if (!help_topic.empty() && topic == nullptr) {
+      std::cerr << "fleetsweep help: no command '" << help_topic
+                << "' (fleetsweep help lists them)\n";
+      return 2;
+    }
+    // app.help() would describe the selected subcommand (`help` itself): format the root.
+    std::cout << (topic ? topic->help()
+                        : app.get_formatter()->make_help(&app, "", CLI::AppFormatMode::Normal));
+    return 0;
+  }
+
   if (*space) return SpaceCommand(spec, count_only, json, first, std::cout, std::cerr);
-  if (*validate) return ValidateCommand(spec, std::cout, std::cerr);
+  if (*validate) {
+    return ValidateCommand(spec, std::cout, std::cerr,
+                           ExecutorCheckOptions{fleetsweep::SelfDir(), !no_program_check, ""});
+  }
   if (*keygen) {
     auto pub = GenerateKeyPair(key_prefix);
     if (!pub.ok()) {
@@ -120,6 +148,7 @@ int main(int argc, char** argv) {
   o.scheduler.worker_timeout_seconds = worker_timeout;
   o.metrics_port = metrics_port;
   o.out_dir = out;
+  o.check_executor = ExecutorCheckOptions{fleetsweep::SelfDir(), true, ""};
   bool started = false;
   o.on_bound = [&](const std::string& endpoint, int total, bool finished) -> Status {
     if (finished) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace fleetsweep {
@@ -37,6 +38,27 @@ std::string RegionText(const InfeasibleRegion& g) {
   }
   return g.param + "=" + g.value + ": " + std::to_string(g.infeasible) + " of " +
          std::to_string(g.total) + " configurations infeasible (" + classes + ")";
+}
+
+// The failures behind the infeasible configurations, one example detail per failure class.
+std::string FailureExamples(const SweepResult& r) {
+  std::map<std::string, std::pair<int, std::string>> by_class;  // class -> (configs, example)
+  for (const auto& c : r.configs) {
+    if (c.status != "infeasible") continue;
+    auto& [n, example] = by_class[c.failure_class.empty() ? "unknown" : c.failure_class];
+    ++n;
+    if (example.empty()) {
+      example = c.failure_detail.substr(0, c.failure_detail.find('\n'));
+      if (example.size() > 160) example = example.substr(0, 157) + "...";
+      example += "  [" + ParamsText(c) + "]";
+    }
+  }
+  std::string out;
+  for (const auto& [cls, e] : by_class) {
+    out += "  " + cls + " (" + std::to_string(e.first) + " configuration" +
+           (e.first == 1 ? "" : "s") + "), e.g.: " + e.second + "\n";
+  }
+  return out;
 }
 
 nlohmann::json Num(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(); }
@@ -259,8 +281,9 @@ std::string SummaryTable(const SweepResult& r, int rows) {
     ++shown;
   }
   o << "configurations: " << r.configs.size() << " (" << r.done << " done, " << r.infeasible
-    << " infeasible, " << r.unfinished << " unfinished); attempts " << r.total_attempts
+    << " infeasible, " << r.unfinished << " unfinished); executions " << r.total_attempts
     << ", samples " << r.total_samples << "\n";
+  if (r.infeasible > 0) o << "why configurations are infeasible:\n" << FailureExamples(r);
   if (!r.infeasible_regions.empty()) {
     o << "infeasible regions:\n";
     for (size_t k = 0; k < r.infeasible_regions.size() && k < 12; ++k) {

@@ -198,9 +198,12 @@ void Scheduler::Reevaluate(int index) {
     Status s = PersistConfig(index);
     if (!s.ok()) spdlog::warn("store: {}", s.ToString());
     if (c.record.state() == v1::CONFIG_STATE_INFEASIBLE) {
+      std::string cls = v1::FailureClass_Name(c.record.last_failure());
+      if (cls.rfind("FAILURE_CLASS_", 0) == 0) cls = cls.substr(14);  // "LAUNCH" -> "launch"
+      std::transform(cls.begin(), cls.end(), cls.begin(), ::tolower);
       spdlog::warn("configuration {} ({}) is infeasible: {} failures, last {}: {}",
-                   c.record.config_key(), ConfigToString(c.params), c.record.failures(),
-                   v1::FailureClass_Name(c.record.last_failure()), c.record.last_failure_detail());
+                   c.record.config_key(), ConfigToString(c.params), c.record.failures(), cls,
+                   c.record.last_failure_detail());
     }
   }
   if (NeedsWork(c)) MarkReady(index);
@@ -277,8 +280,9 @@ v1::HelloAck Scheduler::OnHello(const std::string& worker_id, const v1::Hello& h
   ack.set_coordinator_id(options_.epoch);
   ack.set_heartbeat_interval_seconds(options_.heartbeat_seconds);
   ack.set_lease_timeout_seconds(options_.worker_timeout_seconds);
-  spdlog::info("worker {} joined: node {} with {} slots, platform '{}'", worker_id,
-               hello.node().node(), hello.node().slots(), hello.node().platform());
+  const std::string& platform = hello.node().platform();
+  spdlog::info("worker {} joined: node {} with {} slots{}", worker_id, hello.node().node(),
+               hello.node().slots(), platform.empty() ? "" : ", platform " + platform);
   return ack;
 }
 

@@ -25,6 +25,9 @@ class TimedStore : public ResultStore {
   StatusOr<std::optional<std::string>> GetSpec(const std::string& s) override {
     return Time("get_spec", [&] { return inner_->GetSpec(s); });
   }
+  StatusOr<std::vector<std::string>> ListSweeps() override {
+    return Time("list_sweeps", [&] { return inner_->ListSweeps(); });
+  }
   Status PutConfigs(const std::string& s, const std::vector<v1::ConfigRecord>& c) override {
     return Time("put_configs", [&] { return inner_->PutConfigs(s, c); });
   }

@@ -16,7 +16,7 @@ PKGS=(
   redis-server redis-tools prometheus
   python3 python3-scipy python3-numpy
   chromium fonts-dejavu-core
-  golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev nodejs
+  golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev nodejs npm
   clang libclang-rt-14-dev
 )
 missing=()

@@ -236,4 +236,10 @@ std::vector<std::string> SectionPlaceholders(const ExecSpec& spec) {
   return all;
 }
 
+const std::vector<std::string>& BuiltinPlaceholders() {
+  static const std::vector<std::string> kNames = {"FLEETSWEEP_BIN", "SLOT", "DEVICE", "ATTEMPT_ID",
+                                                  "WORKDIR"};
+  return kNames;
+}
+
 }  // namespace fleetsweep

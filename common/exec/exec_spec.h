@@ -67,6 +67,10 @@ StatusOr<ExecSpec> ParseExecSpec(const std::string& executor_yaml);
 StatusOr<std::string> Substitute(const std::string& text,
                                  const std::map<std::string, std::string>& vars);
 
+// The placeholders every execution defines besides the configuration's parameters (the exec
+// executor fills them; `validate` accepts them): FLEETSWEEP_BIN, SLOT, DEVICE, ATTEMPT_ID, WORKDIR.
+const std::vector<std::string>& BuiltinPlaceholders();
+
 // ParamEnvName (FLEETSWEEP_PARAM_<NAME>) is declared in common/space/value.h.
 
 }  // namespace fleetsweep

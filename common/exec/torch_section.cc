@@ -9,8 +9,12 @@ namespace fleetsweep {
 
 namespace {
 
+// Where messages point: "SOURCE:LINE:COL: " (set per call; the translation is single-threaded
+// per call and this is thread-local).
+thread_local std::string g_source = "executor section";
+
 std::string At(const YAML::Node& n) {
-  return "executor section:" + std::to_string(n.Mark().line + 1) + ":" +
+  return g_source + ":" + std::to_string(n.Mark().line + 1) + ":" +
          std::to_string(n.Mark().column + 1) + ": ";
 }
 
@@ -46,8 +50,17 @@ Status OneOf(const YAML::Node& n, const std::string& key, const std::string& val
 
 StatusOr<std::string> TorchSectionToExecYaml(const std::string& executor_yaml) {
   try {
-    YAML::Node s = YAML::Load(executor_yaml);
-    if (!s.IsMap()) return Status::InvalidArgument("executor section: expected a map");
+    return TorchSectionToExecYaml(YAML::Load(executor_yaml), "executor section");
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(std::string("executor section: ") + e.what());
+  }
+}
+
+StatusOr<std::string> TorchSectionToExecYaml(const YAML::Node& section, const std::string& source) {
+  g_source = source;
+  try {
+    const YAML::Node s = section;
+    if (!s.IsMap()) return Status::InvalidArgument(At(s) + "expected a map");
     static const std::set<std::string> kKeys = {
         "type", "kernel",  "device", "dtype",      "platform", "reps", "warmup",
         "seed", "threads", "shapes", "gpu_shapes", "timeout",  "env",  "session"};
@@ -61,8 +74,10 @@ StatusOr<std::string> TorchSectionToExecYaml(const std::string& executor_yaml) {
     if (s["type"] && s["type"].as<std::string>() != "torch") {
       return Status::InvalidArgument(At(s["type"]) + "type must be torch");
     }
-    if (!s["kernel"])
-      return Status::InvalidArgument("executor section: torch executor needs kernel:");
+    if (!s["kernel"]) {
+      return Status::InvalidArgument(At(s) + "a torch executor section needs kernel: (one of " +
+                                     "moe, paged_attention, prefix_prefill, floors)");
+    }
     std::string kernel = s["kernel"].as<std::string>();
     if (kernel == "fused_moe") kernel = "moe";
     FS_RETURN_IF_ERROR(OneOf(s["kernel"], "kernel", kernel,
@@ -128,7 +143,7 @@ StatusOr<std::string> TorchSectionToExecYaml(const std::string& executor_yaml) {
       return Status::Internal("executor section: YAML emit failed: " + out.GetLastError());
     return std::string(out.c_str()) + "\n";
   } catch (const YAML::Exception& e) {
-    return Status::InvalidArgument(std::string("executor section: ") + e.what());
+    return Status::InvalidArgument(At(section) + e.what());
   }
 }
 

@@ -16,6 +16,7 @@
 //   gpu_shapes: {M: 1024, K: 4096}   # used when the bench runs on cuda
 //   timeout: 120             # seconds per execution
 //   env: {OMP_NUM_THREADS: "1"}      # extra environment for the bench
+//   session: {...}           # copied as is into the exec section (docs/executors.md)
 //
 // Result (YAML text):
 //   type: exec
@@ -34,8 +35,15 @@
 
 #include "common/status.h"
 
+namespace YAML {
+class Node;
+}
+
 namespace fleetsweep {
 
 StatusOr<std::string> TorchSectionToExecYaml(const std::string& executor_yaml);
+// The same for the section as a node of a whole spec file: messages read
+// "SOURCE:LINE:COLUMN: ..." with the node's position in that file.
+StatusOr<std::string> TorchSectionToExecYaml(const YAML::Node& section, const std::string& source);
 
 }  // namespace fleetsweep

@@ -186,7 +186,8 @@ int SpaceCommand(const std::string& spec_path, bool count_only, bool json, int f
   return kExitOk;
 }
 
-int ValidateCommand(const std::string& spec_path, std::ostream& out, std::ostream& err) {
+int ValidateCommand(const std::string& spec_path, std::ostream& out, std::ostream& err,
+                    const ExecutorCheckOptions& executor) {
   StatusOr<SweepSpec> spec = ParseSpecFile(spec_path);
   if (!spec.ok()) {
     err << "fleetsweep validate: " << spec.status().message() << "\n";
@@ -197,6 +198,9 @@ int ValidateCommand(const std::string& spec_path, std::ostream& out, std::ostrea
     err << "fleetsweep validate: " << spec_path << ": " << counts.status().message() << "\n";
     return kExitBadSpec;
   }
+  std::vector<std::string> problems = CheckExecutorSection(*spec, executor);
+  for (const std::string& p : problems) err << "fleetsweep validate: " << p << "\n";
+  if (!problems.empty()) return kExitBadSpec;
   size_t swept = 0, pinned = 0, inert = 0;
   for (const ParamSpec& p : spec->params) {
     (p.fate == ParamFate::kSwept ? swept : p.fate == ParamFate::kPinned ? pinned : inert)++;

@@ -9,6 +9,8 @@
 #include <ostream>
 #include <string>
 
+#include "common/space/executor_check.h"
+
 namespace fleetsweep {
 
 constexpr int kExitOk = 0;
@@ -25,8 +27,10 @@ constexpr int kExitBadSpec = 2;
 int SpaceCommand(const std::string& spec_path, bool count_only, bool json, int first_n,
                  std::ostream& out, std::ostream& err);
 
-// Parses the spec and counts its space (so that constraints are evaluated on every
-// configuration). Prints one line "OK: <path>: sweep <name>: ..." on success.
-int ValidateCommand(const std::string& spec_path, std::ostream& out, std::ostream& err);
+// Parses the spec, counts its space (so that constraints are evaluated on every configuration)
+// and checks the executor section (CheckExecutorSection with `executor`: every problem, one per
+// line, "FILE:LINE:COLUMN: ..."). Prints one line "OK: <path>: sweep <name>: ..." on success.
+int ValidateCommand(const std::string& spec_path, std::ostream& out, std::ostream& err,
+                    const ExecutorCheckOptions& executor = {});
 
 }  // namespace fleetsweep

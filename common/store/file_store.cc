@@ -254,6 +254,14 @@ StatusOr<std::optional<std::string>> FileStore::GetSpec(const std::string& sweep
   return it->second.spec;
 }
 
+StatusOr<std::vector<std::string>> FileStore::ListSweeps() {
+  std::vector<std::string> names;
+  for (const auto& [name, sweep] : sweeps_) {
+    if (sweep.spec) names.push_back(name);  // std::map: sorted
+  }
+  return names;
+}
+
 Status FileStore::PutConfigs(const std::string& sweep,
                              const std::vector<v1::ConfigRecord>& configs) {
   FS_RETURN_IF_ERROR(CheckSweepName(sweep));

@@ -62,6 +62,7 @@ class FileStore : public ResultStore {
 
   Status PutSpec(const std::string& sweep, const std::string& spec_yaml) override;
   StatusOr<std::optional<std::string>> GetSpec(const std::string& sweep) override;
+  StatusOr<std::vector<std::string>> ListSweeps() override;
   Status PutConfigs(const std::string& sweep,
                     const std::vector<v1::ConfigRecord>& configs) override;
   StatusOr<std::vector<v1::ConfigRecord>> LoadConfigs(const std::string& sweep) override;

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <set>
 #include <thread>
 #include <unordered_map>
 
@@ -277,6 +278,36 @@ StatusOr<std::optional<std::string>> RedisStore::GetSpec(const std::string& swee
   FS_ASSIGN_OR_RETURN(auto r, Run({{"GET", SpecKey(sweep)}}, Retry::kIdempotent));
   if (r[0]->type == REDIS_REPLY_NIL) return std::optional<std::string>();
   return std::optional<std::string>(Text(r[0].get()));
+}
+
+StatusOr<std::vector<std::string>> RedisStore::ListSweeps() {
+  std::set<std::string> names;
+  std::string cursor = "0";
+  uint64_t connection = connections_made_;
+  int restarts = 0;
+  do {
+    FS_ASSIGN_OR_RETURN(auto replies, Run({{"SCAN", cursor, "MATCH", "fs:{*}:spec", "COUNT",
+                                            std::to_string(options_.scan_count)}},
+                                          Retry::kIdempotent));
+    if (connections_made_ != connection) {  // a cursor belongs to the server that issued it
+      if (++restarts > 3) return Error(StatusCode::kUnavailable, "connection kept dropping (SCAN)");
+      connection = connections_made_;
+      names.clear();
+      cursor = "0";
+      continue;
+    }
+    const redisReply* r = replies[0].get();
+    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+        r->element[1]->type != REDIS_REPLY_ARRAY) {
+      return Error(StatusCode::kInternal, "unexpected SCAN reply");
+    }
+    cursor = Text(r->element[0]);
+    for (size_t i = 0; i < r->element[1]->elements; ++i) {
+      const std::string key = Text(r->element[1]->element[i]);  // fs:{NAME}:spec
+      if (key.size() > 10) names.insert(key.substr(4, key.size() - 10));
+    }
+  } while (cursor != "0");
+  return std::vector<std::string>(names.begin(), names.end());
 }
 
 Status RedisStore::PutConfigs(const std::string& sweep,

@@ -33,6 +33,8 @@ class ResultStore {
   virtual Status PutSpec(const std::string& sweep, const std::string& spec_yaml) = 0;
   // Returns std::nullopt when the sweep has no spec yet.
   virtual StatusOr<std::optional<std::string>> GetSpec(const std::string& sweep) = 0;
+  // The names of the sweeps that have a spec in this store, sorted (`fleetsweep list`).
+  virtual StatusOr<std::vector<std::string>> ListSweeps() = 0;
 
   // Inserts or replaces configuration records (by config_key). Batched.
   virtual Status PutConfigs(const std::string& sweep,

@@ -16,6 +16,7 @@
 #include <google/protobuf/util/message_differencer.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -306,6 +307,28 @@ TYPED_TEST_P(ResultStoreTest, ReopenSeesEverything) {
   EXPECT_EQ(*again.ReadEvents("s", 5, 1), (std::vector<std::string>{"e5"}));
 }
 
+TYPED_TEST_P(ResultStoreTest, ListSweepsNamesEverySweepWithASpec) {
+  ResultStore& st = this->store();
+  ASSERT_TRUE(st.PutSpec("list-b", "b").ok());
+  ASSERT_TRUE(st.PutSpec("list-a", "a").ok());
+  v1::ConfigRecord c;
+  c.set_config_key("k");
+  ASSERT_TRUE(st.PutConfigs("list-nospec", {c}).ok());
+  auto names = st.ListSweeps();
+  ASSERT_TRUE(names.ok()) << names.status().ToString();
+  EXPECT_TRUE(std::is_sorted(names->begin(), names->end()));
+  auto has = [&](const std::string& n) {
+    return std::find(names->begin(), names->end(), n) != names->end();
+  };
+  EXPECT_TRUE(has("list-a"));
+  EXPECT_TRUE(has("list-b"));
+  EXPECT_FALSE(has("list-nospec")) << "configurations without a spec are not a sweep";
+  this->Reopen();
+  auto again = this->store().ListSweeps();
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *names);
+}
+
 TYPED_TEST_P(ResultStoreTest, BadSweepNamesRejected) {
   ResultStore& st = this->store();
   const std::vector<std::string> bad = {"", "a b", "a{b}", "a/b", std::string("a\0b", 3)};
@@ -319,6 +342,7 @@ TYPED_TEST_P(ResultStoreTest, BadSweepNamesRejected) {
 
 REGISTER_TYPED_TEST_SUITE_P(ResultStoreTest, SpecPutGetAndConflictRejected, ConfigsPutReplaceLoad,
                             AttemptIdempotence, ManyAttemptsRoundTripExactly,
-                            EventsAppendAndReadRanges, ReopenSeesEverything, BadSweepNamesRejected);
+                            EventsAppendAndReadRanges, ReopenSeesEverything, BadSweepNamesRejected,
+                            ListSweepsNamesEverySweepWithASpec);
 
 }  // namespace fleetsweep::store_testing

@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "coordinator/report/sweep_inputs.h"
+
 namespace fleetsweep {
 
 Status WriteReport(const std::string& dir, const ReportOptions& options) {
@@ -16,7 +18,13 @@ Status WriteReport(const std::string& dir, const ReportOptions& options) {
   if (results.is_discarded() || !results.is_object()) {
     return Status::InvalidArgument(in_path + ": not a JSON object");
   }
-  FS_ASSIGN_OR_RETURN(std::string html, RenderReportHtml(results, options));
+  ReportOptions with_attempts = options;
+  StatusOr<SweepInputs> inputs = Status::NotFound("");
+  if (options.attempts == nullptr) {
+    inputs = LoadSweepInputs(dir);  // a locked or missing store leaves attempts empty
+    if (inputs.ok()) with_attempts.attempts = &inputs->attempts;
+  }
+  FS_ASSIGN_OR_RETURN(std::string html, RenderReportHtml(results, with_attempts));
   const std::string path = dir + "/report.html", tmp = path + ".tmp";
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);

@@ -5,13 +5,16 @@
 #   include(${CMAKE_CURRENT_SOURCE_DIR}/report/report.cmake)
 set(_fs_report_dir ${CMAKE_CURRENT_LIST_DIR})
 add_library(fleetsweep_report STATIC
+  ${_fs_report_dir}/export_moe.cc
   ${_fs_report_dir}/export_vllm.cc
   ${_fs_report_dir}/html_util.cc
   ${_fs_report_dir}/report.cc
   ${_fs_report_dir}/report_data.cc
   ${_fs_report_dir}/report_html.cc
+  ${_fs_report_dir}/report_panels.cc
   ${_fs_report_dir}/report_sections.cc
   ${_fs_report_dir}/sweep_inputs.cc
+  ${_fs_report_dir}/sweep_list.cc
   ${_fs_report_dir}/svg.cc
   ${_fs_report_dir}/watch.cc)
 add_library(fleetsweep::report ALIAS fleetsweep_report)

@@ -5,8 +5,10 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "common/status.h"
+#include "fleetsweep/v1/data.pb.h"
 #include "nlohmann/json.hpp"
 
 namespace fleetsweep {
@@ -14,7 +16,11 @@ namespace fleetsweep {
 struct ReportOptions {
   // Parameters of the heatmap. Empty: the two swept parameters with the largest effect.
   std::string x_param, y_param;
-  int max_ranked_rows = 40;  // rows of the ranking chart and table
+  int max_ranked_rows = 40;  // rows of the table and of the distributions panel
+  // The sweep's executions, for the distributions and progress panels (not owned; may be null:
+  // WriteReport then reads them from DIR/store when it can, RenderReportHtml leaves the panels
+  // out).
+  const std::vector<v1::Attempt>* attempts = nullptr;
 };
 
 // Renders the page. kInvalidArgument when x_param / y_param name no parameter of the sweep.
@@ -22,7 +28,8 @@ struct ReportOptions {
 StatusOr<std::string> RenderReportHtml(const nlohmann::json& results,
                                        const ReportOptions& options = {});
 
-// Reads DIR/results.json and writes DIR/report.html (via a temporary file and rename).
+// Reads DIR/results.json (and, without options.attempts, the executions from DIR/store when it
+// is there and not locked) and writes DIR/report.html (via a temporary file and rename).
 // Errors: kNotFound when results.json is missing, kInvalidArgument when it is not JSON or the
 // heatmap parameters are unknown, kUnavailable when report.html cannot be written.
 Status WriteReport(const std::string& dir, const ReportOptions& options = {});

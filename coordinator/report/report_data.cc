@@ -113,6 +113,28 @@ bool LevelLess(const std::string& a, const std::string& b) {
   return a < b;
 }
 
+// 95% order-statistic CI of the median: the widest-k interval [x(k), x(n-k-1)] (0-based) whose
+// binomial(n, 1/2) coverage is at least 95%.
+static void MedianCi(std::vector<double> v, LevelStat* s) {
+  std::sort(v.begin(), v.end());
+  const int n = static_cast<int>(v.size());
+  s->ci_low = v.front();
+  s->ci_high = v.back();
+  s->ci_exact = false;
+  double tail = 0, pk = std::pow(0.5, n);  // P(X = 0)
+  int k = -1;
+  for (int j = 0; j < n / 2; ++j) {  // P(X <= j) <= 0.025 keeps x(j+1) as the lower end
+    tail += pk;
+    pk = pk * (n - j) / (j + 1);
+    if (tail > 0.025) break;
+    k = j + 1;
+  }
+  if (k < 1) return;  // fewer than 6 values: no interval reaches 95%
+  s->ci_low = v[k - 1];
+  s->ci_high = v[n - k];
+  s->ci_exact = true;
+}
+
 ReportData BuildReportData(const nlohmann::json& r) {
   ReportData d;
   if (!r.is_object()) return d;
@@ -204,6 +226,7 @@ ReportData BuildReportData(const nlohmann::json& r) {
       s.best = d.lower_is_better ? *mn : *mx;
       s.worst = d.lower_is_better ? *mx : *mn;
       s.configs = static_cast<int>(v.size());
+      MedianCi(v, &s);
       lo = std::min(lo, s.median_of_medians);
       hi = std::max(hi, s.median_of_medians);
       e.levels.push_back(s);

@@ -32,6 +32,11 @@ struct LevelStat {
   std::string level;
   double median_of_medians = 0;  // over configurations at this level
   double best = 0, worst = 0;    // best / worst configuration median at this level
+  // Distribution-free 95% CI of that median over the configurations (order statistics,
+  // binomial(n, 1/2)); with fewer than 6 configurations no such interval exists and ci_exact is
+  // false (ci_low/ci_high are then the range).
+  double ci_low = 0, ci_high = 0;
+  bool ci_exact = false;
   int configs = 0;
 };
 struct ParamEffect {

@@ -37,6 +37,9 @@ svg.chart{display:block;margin:6px 0}svg text{font-size:12px;fill:#1d2430}svg te
 svg text.cell{font-size:11px}svg .grid{stroke:#e3e7ee}svg .axis{stroke:#7a8699}svg .stripe{fill:#f8f9fb}
 svg .ci{stroke:#5c7cbd;stroke-width:2}svg .pt{fill:#2f4f9a}svg .ci.winner{stroke:#2e7d32}svg .pt.winner{fill:#2e7d32}
 svg .ci.tied{stroke:#c98a00}svg .pt.tied{fill:#c98a00}svg text.winner{font-weight:bold;fill:#1b5e20}
+svg .ci.range{stroke:#9aa5b8;stroke-dasharray:4 3}h3{font-size:15px}
+svg .exe{fill:#2f4f9a;fill-opacity:.55}svg .exe.winner{fill:#2e7d32}svg .exe.tied{fill:#c98a00}
+svg .med{stroke:#1d2430;stroke-width:2}svg .best{stroke:#2e7d32;stroke-width:2;fill:none}
 pre{background:#f4f6fa;padding:8px;font-size:12px;white-space:pre-wrap;word-break:break-all}
 .muted{color:#7a8699}
 )css";
@@ -122,24 +125,40 @@ void Verdict(const json& r, const report::ReportData& d, std::ostringstream& o) 
   o << "</section>\n";
 }
 
+report::IntervalRow RankRow(const report::ReportData& d, const report::RankedConfig& c) {
+  report::IntervalRow row;
+  row.label = "#" + std::to_string(c.rank) + " " + report::ParamsText(d, c.params);
+  row.median = c.median;
+  row.lo = c.ci_low;
+  row.hi = c.ci_high;
+  row.has_ci = std::isfinite(c.ci_low) && std::isfinite(c.ci_high);
+  row.css_class = c.winner ? "winner" : (c.tied ? "tied" : "");
+  return row;
+}
+
+// Every configuration with samples on one chart (log axis when they span > 3x), and the best ones
+// (the tied set and at least the top 10) zoomed on their own axis, where the tie is visible.
 void Ranking(const report::ReportData& d, const ReportOptions& opt, std::ostringstream& o) {
-  std::vector<report::IntervalRow> rows;
+  std::vector<report::IntervalRow> all, top;
+  size_t tied = 0;
+  for (const auto& c : d.configs) tied += (c.winner || c.tied) ? 1 : 0;
+  const size_t top_n = std::max<size_t>(10, tied);
+  for (const auto& c : d.configs) {
+    if (c.n == 0) continue;
+    all.push_back(RankRow(d, c));
+    if (top.size() < top_n) top.push_back(RankRow(d, c));
+  }
   o << "<section id=\"ranking\"><h2>Ranking</h2><p class=\"muted\">Median of "
     << HtmlEscape(d.metric) << " per configuration with its 95% bootstrap CI ("
     << (d.lower_is_better ? "lower" : "higher")
     << " is better). Green: winner; amber: tied for best.</p>";
-  for (const auto& c : d.configs) {
-    if (c.n == 0 || static_cast<int>(rows.size()) >= std::min(opt.max_ranked_rows, 25)) continue;
-    report::IntervalRow row;
-    row.label = "#" + std::to_string(c.rank) + " " + report::ParamsText(d, c.params);
-    row.median = c.median;
-    row.lo = c.ci_low;
-    row.hi = c.ci_high;
-    row.has_ci = std::isfinite(c.ci_low) && std::isfinite(c.ci_high);
-    row.css_class = c.winner ? "winner" : (c.tied ? "tied" : "");
-    rows.push_back(row);
+  if (all.size() > top.size()) {
+    o << "<h3 id=\"ranking-top\">Top " << top.size() << " (zoomed)</h3>"
+      << report::SvgIntervalChart(top, d.metric);
   }
-  o << report::SvgIntervalChart(rows, d.metric) << "</section>\n";
+  o << "<h3 id=\"ranking-all\">All " << all.size() << " configurations with results</h3>"
+    << report::SvgIntervalChart(all, d.metric) << "</section>\n";
+  (void)opt;
 }
 
 void Table(const report::ReportData& d, const ReportOptions& opt, std::ostringstream& o) {
@@ -201,18 +220,22 @@ void HeatmapSection(const report::ReportData& d, const std::string& x, const std
 
 void Effects(const json& r, const report::ReportData& d, std::ostringstream& o) {
   o << "<section id=\"effects\"><h2>Parameter effects and audit verdicts</h2><p class=\"muted\">"
-       "Per level: the median over configurations at that level (dot) and the range from the "
-       "best to the worst configuration at that level (bar).</p><div class=\"effects\">";
+       "Per level: the median over the configurations at that level (dot) and its 95% "
+       "confidence interval (bar; distribution-free, from order statistics). With fewer than 6 "
+       "configurations at a level no such interval exists: the bar is then the range, drawn "
+       "dashed and marked &dagger;.</p><div class=\"effects\">";
   if (d.effects.empty()) o << "<p>No parameter was measured at more than one level.</p>";
   for (const auto& e : d.effects) {
     std::vector<report::IntervalRow> rows;
     for (const auto& l : e.levels) {
       report::IntervalRow r;
-      r.label = e.name + "=" + l.level + " (" + std::to_string(l.configs) + ")";
+      r.label = e.name + "=" + l.level + " (" + std::to_string(l.configs) + ")" +
+                (l.ci_exact ? "" : " \u2020");
       r.median = l.median_of_medians;
-      r.lo = std::min(l.best, l.worst);
-      r.hi = std::max(l.best, l.worst);
+      r.lo = l.ci_low;
+      r.hi = l.ci_high;
       r.has_ci = true;
+      r.css_class = l.ci_exact ? "" : "range";
       rows.push_back(r);
     }
     o << "<div class=\"effect\"><h3>" << HtmlEscape(e.name) << " <span class=\"muted\">effect "
@@ -269,6 +292,10 @@ StatusOr<std::string> Render(const json& r, const ReportOptions& opt) {
   Ranking(d, opt, o);
   if (!x.empty() && !y.empty()) HeatmapSection(d, x, y, o);
   Effects(r, d, o);
+  if (opt.attempts != nullptr && !opt.attempts->empty()) {
+    report::DistributionsSection(d, *opt.attempts, opt.max_ranked_rows, o);
+    report::ProgressSection(d, *opt.attempts, o);
+  }
   Table(d, opt, o);
   report::InfeasibleSection(r, d, o);
   report::NodesSection(r, d, o);

@@ -123,6 +123,37 @@ void InfeasibleSection(const json& r, const ReportData& d, std::ostringstream& o
   o << "</section>\n";
 }
 
+static double NumberOr(const json& e, const char* key, double fallback) {
+  return e.is_object() && e.contains(key) && e[key].is_number() ? e[key].get<double>() : fallback;
+}
+
+// One row per node: the effect with its interval, the reference measurements behind it, drift.
+static void NodeTable(const json& nodes, std::ostringstream& o) {
+  o << "<table id=\"node-table\"><tr><th>node</th><th>effect</th><th>95% CI</th>"
+       "<th>reference executions</th><th>reference samples</th><th>median-polish effect</th>"
+       "<th>drift (early vs late)</th><th>removed</th></tr>";
+  for (const auto& e : nodes) {
+    if (!e.is_object()) continue;
+    const json drift = e.contains("drift") ? e["drift"] : json();
+    std::string drift_text = "not tested";
+    if (drift.is_object()) {
+      drift_text = std::string(drift.value("drift", false) ? "yes" : "no") + " (p " +
+                   FormatNumber(NumberOr(drift, "p_value", NAN)) + ", change " +
+                   FormatNumber(100 * NumberOr(drift, "change", NAN)) + "%)";
+    }
+    o << "<tr><td>" << HtmlEscape(e.value("node", "?")) << "</td><td class=\"num\">"
+      << FormatNumber(NumberOr(e, "effect", NAN)) << "</td><td class=\"num\">["
+      << FormatNumber(NumberOr(e, "ci_low", NAN)) << ", "
+      << FormatNumber(NumberOr(e, "ci_high", NAN)) << "]</td><td class=\"num\">"
+      << FormatNumber(NumberOr(e, "reference_attempts", NAN)) << "</td><td class=\"num\">"
+      << FormatNumber(NumberOr(e, "reference_samples", NAN)) << "</td><td class=\"num\">"
+      << FormatNumber(NumberOr(e, "median_polish_effect", NAN)) << "</td><td>"
+      << HtmlEscape(drift_text) << "</td><td>" << (e.value("applied", false) ? "yes" : "no")
+      << "</td></tr>";
+  }
+  o << "</table>";
+}
+
 void NodesSection(const json& r, const ReportData& d, std::ostringstream& o) {
   o << "<section id=\"nodes\"><h2>Nodes and node effects</h2><p>Nodes: ";
   for (size_t i = 0; i < d.nodes.size(); ++i) o << (i ? ", " : "") << HtmlEscape(d.nodes[i]);
@@ -157,7 +188,11 @@ void NodesSection(const json& r, const ReportData& d, std::ostringstream& o) {
       rows.push_back(row);
     }
     o << report::SvgIntervalChart(rows, "node effect (ratio to the fleet, 1 = typical)", 400);
-    JsonTable(*nodes, o);
+    if (nodes->is_array()) {
+      NodeTable(*nodes, o);
+    } else {
+      JsonTable(*nodes, o);
+    }
   }
   o << "</section>\n<section id=\"fingerprints\"><h2>Software and platform fingerprints</h2><p>"
     << d.distinct_fingerprints << " distinct execution fingerprints over " << d.configs.size()

@@ -42,7 +42,76 @@ std::string Colour(double t) {
   return buf;
 }
 
+// 1, 2, 2.5, 5 x 10^k: the smallest at least `raw`.
+double NiceStep(double raw) {
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+    if (m * p >= raw * (1 - 1e-9)) return m * p;
+  }
+  return 10 * p;
+}
+
+// Width in px of `text` in the report's 12 px sans-serif (digits and capitals are wide).
+double TextWidth(const std::string& text) {
+  double w = 0;
+  for (char c : text) {
+    w += (c >= 'A' && c <= 'Z') || c == 'm' || c == 'w' || c == 'M' || c == 'W' ? 9.0
+         : c == ' ' || c == '.' || c == ',' || c == 'i' || c == 'l' || c == 'j' ? 3.8
+                                                                                : 7.0;
+  }
+  return w;
+}
+
 }  // namespace
+
+double Axis::Fraction(double v) const {
+  if (log) return (std::log(v) - std::log(lo)) / (std::log(hi) - std::log(lo));
+  return (v - lo) / (hi - lo);
+}
+
+Axis NiceAxis(double lo, double hi, bool allow_log, int target_ticks) {
+  Axis a;
+  if (!std::isfinite(lo) || !std::isfinite(hi)) lo = 0, hi = 1;
+  if (lo > hi) std::swap(lo, hi);
+  if (allow_log && lo > 0 && hi / lo > 3) {
+    a.log = true;
+    const double e0 = std::floor(std::log10(lo)), e1 = std::ceil(std::log10(hi));
+    std::vector<double> all;
+    for (double e = e0; e <= e1; ++e) {
+      for (double m : {1.0, 2.0, 5.0}) all.push_back(m * std::pow(10.0, e));
+    }
+    a.lo = lo, a.hi = hi;
+    for (double t : all) {  // the enclosing 1-2-5 values become the ends
+      if (t <= lo) a.lo = t;
+    }
+    for (auto it = all.rbegin(); it != all.rend(); ++it) {
+      if (*it >= hi) a.hi = *it;
+    }
+    for (double t : all) {
+      if (t >= a.lo * (1 - 1e-9) && t <= a.hi * (1 + 1e-9)) a.ticks.push_back(t);
+    }
+    if (a.ticks.size() > 12) {  // many decades: the powers of ten only
+      std::vector<double> decades;
+      for (double t : a.ticks) {
+        const double m = t / std::pow(10.0, std::floor(std::log10(t) + 1e-9));
+        if (std::fabs(m - 1) < 1e-6) decades.push_back(t);
+      }
+      a.ticks = decades;
+    }
+    return a;
+  }
+  if (hi - lo < 1e-12 * std::max(1.0, std::fabs(hi))) {
+    const double half = std::fabs(hi) > 0 ? std::fabs(hi) * 0.05 : 0.5;
+    lo -= half, hi += half;
+  }
+  const double step = NiceStep((hi - lo) / std::max(1, target_ticks - 1));
+  a.lo = std::floor(lo / step + 1e-9) * step;
+  a.hi = std::ceil(hi / step - 1e-9) * step;
+  for (double t = a.lo; t <= a.hi + step * 1e-6; t += step) {
+    a.ticks.push_back(std::fabs(t) < step * 1e-9 ? 0.0 : t);
+  }
+  return a;
+}
 
 std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::string& axis_label,
                              double plot_width) {
@@ -53,29 +122,25 @@ std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::st
       if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
     }
   }
-  if (!std::isfinite(lo)) lo = 0, hi = 1;
-  if (hi - lo < 1e-12 * std::max(1.0, std::fabs(hi))) lo -= 0.5, hi += 0.5;
-  const double pad = (hi - lo) * 0.05;
-  lo -= pad;
-  hi += pad;
-  size_t longest = 0;
-  for (const auto& r : rows) longest = std::max(longest, std::min<size_t>(r.label.size(), 48));
-  const double label_w = std::clamp(longest * 7.0 + 16, 80.0, 360.0);
+  const Axis axis = NiceAxis(lo, hi);
+  double longest = 0;
+  for (const auto& r : rows) longest = std::max(longest, TextWidth(Shorten(r.label, 64)));
+  const double label_w = std::clamp(longest + 20, 80.0, 600.0);
   const double plot_w = plot_width, row_h = 22, top = 10;
-  const double width = label_w + plot_w + 30, height = top + rows.size() * row_h + 46;
-  auto X = [&](double v) { return label_w + (v - lo) / (hi - lo) * plot_w; };
+  const double width = label_w + plot_w + 40, height = top + rows.size() * row_h + 46;
+  auto X = [&](double v) { return label_w + axis.Fraction(v) * plot_w; };
   std::ostringstream o;
   o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" << Num(width)
     << "\" height=\"" << Num(height) << "\" viewBox=\"0 0 " << Num(width) << " " << Num(height)
     << "\" role=\"img\">";
   const double axis_y = top + rows.size() * row_h + 4;
-  for (int i = 0; i <= 5; ++i) {
-    double v = lo + (hi - lo) * i / 5;
+  for (double v : axis.ticks) {
     o << Line(X(v), top, X(v), axis_y, "grid")
-      << Text(X(v), axis_y + 15, FormatNumber(v), "middle");
+      << Text(X(v), axis_y + 15, FormatNumber(v), "middle", "tick");
   }
   o << Line(label_w, axis_y, label_w + plot_w, axis_y, "axis")
-    << Text(label_w + plot_w / 2, axis_y + 34, axis_label, "middle", "axislabel");
+    << Text(label_w + plot_w / 2, axis_y + 34, axis_label + (axis.log ? " (log scale)" : ""),
+            "middle", "axislabel");
   for (size_t i = 0; i < rows.size(); ++i) {
     const IntervalRow& r = rows[i];
     const double y = top + i * row_h + row_h / 2;
@@ -84,7 +149,7 @@ std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::st
       o << "<rect x=\"0\" y=\"" << Num(y - row_h / 2) << "\" width=\"" << Num(label_w + plot_w)
         << "\" height=\"" << Num(row_h) << "\" class=\"stripe\"/>";
     }
-    o << Text(label_w - 8, y + 4, Shorten(r.label, 48), "end", "label " + cls);
+    o << Text(label_w - 8, y + 4, Shorten(r.label, 64), "end", "label " + cls);
     if (r.has_ci && std::isfinite(r.lo) && std::isfinite(r.hi)) {
       o << Line(X(r.lo), y, X(r.hi), y, "ci " + cls)
         << Line(X(r.lo), y - 5, X(r.lo), y + 5, "ci " + cls)
@@ -97,6 +162,111 @@ std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::st
                       (r.has_ci ? " [" + FormatNumber(r.lo) + ", " + FormatNumber(r.hi) + "]" : ""))
         << "</title></circle>";
     }
+  }
+  o << "</svg>";
+  return o.str();
+}
+
+std::string SvgStripChart(const std::vector<StripRow>& rows, const std::string& axis_label,
+                          double plot_width) {
+  if (rows.empty()) return "";
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& r : rows) {
+    for (double v : r.values) {
+      if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+  }
+  const Axis axis = NiceAxis(lo, hi);
+  double longest = 0;
+  for (const auto& r : rows) longest = std::max(longest, TextWidth(Shorten(r.label, 64)));
+  const double label_w = std::clamp(longest + 20, 80.0, 600.0);
+  const double plot_w = plot_width, row_h = 20, top = 10;
+  const double width = label_w + plot_w + 40, height = top + rows.size() * row_h + 46;
+  auto X = [&](double v) { return label_w + axis.Fraction(v) * plot_w; };
+  std::ostringstream o;
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart strip\" width=\"" << Num(width)
+    << "\" height=\"" << Num(height) << "\" viewBox=\"0 0 " << Num(width) << " " << Num(height)
+    << "\" role=\"img\">";
+  const double axis_y = top + rows.size() * row_h + 4;
+  for (double v : axis.ticks) {
+    o << Line(X(v), top, X(v), axis_y, "grid")
+      << Text(X(v), axis_y + 15, FormatNumber(v), "middle", "tick");
+  }
+  o << Line(label_w, axis_y, label_w + plot_w, axis_y, "axis")
+    << Text(label_w + plot_w / 2, axis_y + 34, axis_label + (axis.log ? " (log scale)" : ""),
+            "middle", "axislabel");
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const StripRow& r = rows[i];
+    const double y = top + i * row_h + row_h / 2;
+    const std::string cls = r.css_class.empty() ? "row" : r.css_class;
+    if (i % 2 == 0) {
+      o << "<rect x=\"0\" y=\"" << Num(y - row_h / 2) << "\" width=\"" << Num(label_w + plot_w)
+        << "\" height=\"" << Num(row_h) << "\" class=\"stripe\"/>";
+    }
+    o << Text(label_w - 8, y + 4, Shorten(r.label, 64), "end", "label " + cls);
+    for (size_t k = 0; k < r.values.size(); ++k) {
+      if (!std::isfinite(r.values[k])) continue;
+      const double jitter = (static_cast<double>(k % 5) - 2) * 1.5;  // overlapping dots apart
+      o << "<circle cx=\"" << Num(X(r.values[k])) << "\" cy=\"" << Num(y + jitter)
+        << "\" r=\"2.8\" class=\"exe " << cls << "\"/>";
+    }
+    if (std::isfinite(r.marker)) {
+      o << Line(X(r.marker), y - 7, X(r.marker), y + 7, "med " + cls);
+    }
+  }
+  o << "</svg>";
+  return o.str();
+}
+
+std::string SvgProgressChart(const std::vector<ProgressPoint>& points, bool lower_is_better,
+                             const std::string& value_label) {
+  if (points.empty()) return "";
+  double t_hi = 0, lo = INFINITY, hi = -INFINITY;
+  for (const auto& p : points) {
+    t_hi = std::max(t_hi, p.minutes);
+    if (std::isfinite(p.value)) lo = std::min(lo, p.value), hi = std::max(hi, p.value);
+  }
+  const Axis xa = NiceAxis(0, std::max(t_hi, 1e-3), false);
+  const Axis ya = NiceAxis(lo, hi);
+  const double left = 70, top = 12, plot_w = 760, plot_h = 260;
+  const double width = left + plot_w + 30, height = top + plot_h + 50;
+  auto X = [&](double t) { return left + xa.Fraction(t) * plot_w; };
+  auto Y = [&](double v) { return top + (1 - ya.Fraction(v)) * plot_h; };
+  std::ostringstream o;
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart progress\" width=\"" << Num(width)
+    << "\" height=\"" << Num(height) << "\" viewBox=\"0 0 " << Num(width) << " " << Num(height)
+    << "\" role=\"img\">";
+  for (double v : ya.ticks) {
+    o << Line(left, Y(v), left + plot_w, Y(v), "grid")
+      << Text(left - 6, Y(v) + 4, FormatNumber(v), "end", "tick");
+  }
+  for (double t : xa.ticks) {
+    o << Line(X(t), top, X(t), top + plot_h, "grid")
+      << Text(X(t), top + plot_h + 15, FormatNumber(t), "middle", "tick");
+  }
+  o << Line(left, top + plot_h, left + plot_w, top + plot_h, "axis")
+    << Text(left + plot_w / 2, top + plot_h + 34, "minutes since the sweep started", "middle",
+            "axislabel")
+    << Text(left + 4, top + 10, value_label + (ya.log ? " (log scale)" : ""), "start", "axislabel");
+  std::vector<ProgressPoint> sorted = points;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const ProgressPoint& a, const ProgressPoint& b) { return a.minutes < b.minutes; });
+  std::string path;
+  double best = NAN;
+  for (const auto& p : sorted) {
+    if (!std::isfinite(p.value)) continue;
+    o << "<circle cx=\"" << Num(X(p.minutes)) << "\" cy=\"" << Num(Y(p.value))
+      << "\" r=\"2.5\" class=\"exe\"/>";
+    const bool better = !std::isfinite(best) || (lower_is_better ? p.value < best : p.value > best);
+    if (better) {
+      path += (path.empty() ? "M" : " H" + Num(X(p.minutes)) + " V") +
+              (path.empty() ? Num(X(p.minutes)) + " " : "") + Num(Y(p.value));
+      best = p.value;
+    }
+  }
+  if (!path.empty()) {
+    path += " H" + Num(X(sorted.back().minutes));
+    o << "<path d=\"" << path << "\" class=\"best\"/>";
   }
   o << "</svg>";
   return o.str();

@@ -17,11 +17,43 @@ struct IntervalRow {
   std::string css_class;  // "winner", "tied", "bad" or "" (colours the row)
 };
 
-// Horizontal dot-and-whisker chart, one row per entry, with a labelled value axis. Returns "" for
-// no rows. Rows whose numbers are not finite are drawn without a mark.
-// The label column is as wide as the longest label needs (at most 48 characters are shown).
+// A value axis with round ticks: linear with steps of 1, 2, 2.5 or 5 x 10^k, or, when `allow_log`
+// and the values are positive and span more than 3x, logarithmic with ticks at 1, 2, 5 x 10^k.
+// lo/hi are the (rounded-out) ends.
+struct Axis {
+  double lo = 0, hi = 1;
+  bool log = false;
+  std::vector<double> ticks;
+  double Fraction(double v) const;  // 0 at lo, 1 at hi
+};
+Axis NiceAxis(double lo, double hi, bool allow_log = true, int target_ticks = 6);
+
+// Horizontal dot-and-whisker chart, one row per entry, with a labelled value axis (NiceAxis: log
+// when the values span more than 3x; the axis label says so). Returns "" for no rows. Rows whose
+// numbers are not finite are drawn without a mark. The label column is as wide as the longest
+// label needs (at most 64 characters are shown; the full label is in the mark's tooltip).
 std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::string& axis_label,
                              double plot_width = 560);
+
+// One row per configuration: every execution's value as a dot (its spread is the
+// configuration's distribution over executions) and `marker` (the configuration's median) as a
+// vertical tick. Same axis rules and label column as SvgIntervalChart.
+struct StripRow {
+  std::string label;
+  std::vector<double> values;
+  double marker = 0;
+  std::string css_class;
+};
+std::string SvgStripChart(const std::vector<StripRow>& rows, const std::string& axis_label,
+                          double plot_width = 560);
+
+// Progress over time: each execution's value at the time it finished (dots; failed executions
+// are not values) and the best value so far (a step line). x in minutes since the first start.
+struct ProgressPoint {
+  double minutes = 0, value = 0;
+};
+std::string SvgProgressChart(const std::vector<ProgressPoint>& points, bool lower_is_better,
+                             const std::string& value_label);
 
 // A grid of cells over two parameters; cells[y][x] is the value for (x_levels[x], y_levels[y]) or
 // nullopt (nothing measured: drawn grey). Colour runs from green (best) to red (worst).

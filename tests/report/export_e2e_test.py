@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """End to end: `fleetsweep export` on real small sweeps of a fake benchmark (2 local workers).
-vllm-moe: vLLM's fused-MoE config file name and schema ("M" -> exactly the six int fields), the
-best BLOCK_SIZE_M per swept M, the inert/pinned values from the spec, vLLM defaults for the rest.
-engine-args: the winner as `vllm serve` flags and as a --config YAML."""
+vllm-moe: vLLM's fused-MoE config file name and schema ("M" -> the four tile ints, plus num_warps
+and num_stages only when the sweep set them), the best BLOCK_SIZE_M per swept M, the inert/pinned
+values from the spec, vLLM's own per-M defaults for tiles the sweep never set, --out FILE.json
+and --out into a directory that does not exist yet. engine-args: the winner as `vllm serve`
+flags and as a --config YAML, --out FILE.yaml."""
 import json
 import os
 import shutil
@@ -12,8 +14,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sweep_helpers import fail, fleetsweep, run_sweep, spec_from_template  # noqa: E402
 
-FIELDS = ["BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M", "num_warps",
-          "num_stages"]
+FIELDS = ["BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M"]
 
 
 def check_moe_schema(path):
@@ -25,7 +26,7 @@ def check_moe_schema(path):
     for k, v in cfg.items():
         if str(int(k)) != k:
             fail("%s: key %r is not an integer string" % (path, k))
-        if sorted(v.keys()) != sorted(FIELDS):
+        if sorted(v.keys()) != sorted(FIELDS):  # num_warps/num_stages: never invented
             fail("%s: M=%s has fields %s" % (path, k, sorted(v.keys())))
         for f_, x in v.items():
             if type(x) is not int:
@@ -53,15 +54,15 @@ def main():
             if (got["BLOCK_SIZE_N"], got["GROUP_SIZE_M"]) != (128, 1):
                 fail("M=%s: inert BLOCK_SIZE_N (fixed 128) / pinned GROUP_SIZE_M (1) not used: %s"
                      % (m, got))
-            if (got["BLOCK_SIZE_K"], got["num_warps"], got["num_stages"]) != (32, 4, 2):
-                fail("M=%s: vLLM defaults not used for undeclared fields: %s" % (m, got))
+            # vLLM's get_default_config: BLOCK_SIZE_K 64 when M <= E (8), else 32.
+            if got["BLOCK_SIZE_K"] != (64 if m == "1" else 32):
+                fail("M=%s: vLLM's default not used for the undeclared BLOCK_SIZE_K: %s" % (m, got))
         # Flags override what the sweep says; --out FILE.json and --out DIR.
         target = os.path.join(tmp, "mine.json")
         fleetsweep("export", moe, "--format", "vllm-moe", "--E", "16", "--N", "1024",
                    "--device-name", "NVIDIA H100 80GB HBM3", "--out", target)
         check_moe_schema(target)
-        outdir = os.path.join(tmp, "configs")
-        os.mkdir(outdir)
+        outdir = os.path.join(tmp, "configs", "not", "yet")  # created by export
         fleetsweep("export", moe, "--format", "vllm-moe", "--device-name", "X", "--out", outdir)
         check_moe_schema(os.path.join(outdir, "E=8,N=512,device_name=X.json"))
         fleetsweep("export", moe, "--format", "vllm-moe", "--E", "16", "--N", "1024",
@@ -84,6 +85,14 @@ def main():
         if yaml_lines != ["max-num-seqs: 128", "enable-chunked-prefill: true",
                           "max-model-len: 4096"]:
             fail("engine-args.yaml: %s" % yaml_lines)
+        mine = os.path.join(tmp, "deploy", "qwen", "serve.yaml")
+        fleetsweep("export", eng, "--format", "engine-args", "--out", mine)
+        with open(mine) as f:
+            if f.read().splitlines() != yaml_lines:
+                fail("--out FILE.yaml differs from engine-args.yaml")
+        with open(mine[:-5] + ".txt") as f:
+            if f.read().strip() != want_cli:
+                fail("--out FILE.yaml: FILE.txt differs from stdout")
 
         rc, _, err = fleetsweep("export", os.path.join(tmp, "nothing"), "--format", "vllm-moe",
                                 check=False)

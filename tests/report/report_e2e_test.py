@@ -1,8 +1,12 @@
 #!/usr/bin/python3
 """End to end: a real small sweep (2 local workers), `fleetsweep report`, then the page opened
-in headless Chromium: the screenshot must exist and be non-trivial, the DOM must hold every
-section, and Chromium must log no console error and no resource load. Skips (77) only when
-chromium is not installed. Set FLEETSWEEP_REPORT_SCREENSHOT=PATH to keep the screenshot."""
+in headless Chromium at 1400 px: the screenshot must exist and be non-trivial, the DOM must hold
+every section, Chromium must log no console error and no resource load, and what Chromium lays
+out is measured (a test-only copy of the page gets a script that reads the SVG geometry): no
+label or tick text is clipped by its chart, every configuration with results is plotted under
+"All", and the effect panels draw intervals. Skips (77) only when chromium is not installed. Set
+FLEETSWEEP_REPORT_SCREENSHOT=PATH to keep the screenshot."""
+import json
 import os
 import re
 import shutil
@@ -13,8 +17,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sweep_helpers import DATA, fail, fleetsweep, run, run_sweep  # noqa: E402
 
-SECTIONS = ["verdict", "summary", "ranking", "heatmap", "effects", "infeasible", "nodes",
-            "fingerprints"]
+SECTIONS = ["verdict", "summary", "ranking", "ranking-all", "heatmap", "effects",
+            "distributions", "progress", "infeasible", "nodes", "fingerprints"]
 
 
 def find_chromium():
@@ -37,6 +41,45 @@ def check_html(html):
         fail("expected at least 3 inline SVG charts, got %d" % html.count("<svg"))
     if "bogus" not in html or "infeasible configurations" not in html:
         fail("the infeasible LOOP_ORDER=bogus region is not in the report")
+
+
+# Appended to a test-only copy of report.html (the report itself has no script): measures the
+# laid-out SVG text and marks, and writes the result into the DOM for --dump-dom.
+MEASURE = """<script>
+const out = {clipped: [], labels: 0, all_points: -1, top_points: -1, effect_bars: 0};
+for (const svg of document.querySelectorAll('svg.chart')) {
+  const w = svg.viewBox.baseVal.width, h = svg.viewBox.baseVal.height;
+  for (const t of svg.querySelectorAll('text')) {
+    const b = t.getBBox();
+    if (b.x < -0.5 || b.x + b.width > w + 0.5 || b.y < -0.5 || b.y + b.height > h + 0.5)
+      out.clipped.push(t.textContent);
+    if (t.classList.contains('label')) out.labels++;
+  }
+}
+const all = document.querySelector('#ranking-all + svg');
+if (all) out.all_points = all.querySelectorAll('circle').length;
+const topChart = document.querySelector('#ranking-top + svg');
+if (topChart) out.top_points = topChart.querySelectorAll('circle').length;
+out.effect_bars = document.querySelectorAll('#effects line.ci').length;
+out.executions = document.querySelectorAll('#distributions circle.exe').length;
+out.progress_points = document.querySelectorAll('#progress circle.exe').length;
+document.body.insertAdjacentHTML('beforeend',
+    '<pre id="measure">' + JSON.stringify(out) + '</pre>');
+</script>"""
+
+
+def measure(common, out_dir, tmp):
+    """What Chromium draws: returns the MEASURE script's result."""
+    html = open(os.path.join(out_dir, "report.html"), encoding="utf-8").read()
+    probe = os.path.join(tmp, "probe.html")
+    with open(probe, "w", encoding="utf-8") as f:
+        f.write(html.replace("</body>", MEASURE + "</body>"))
+    _, dom, _ = run(common + ["--window-size=1400,2000", "--dump-dom", "file://" + probe],
+                    timeout=90)
+    found = re.findall(r'<pre id="measure">(\{.*?)</pre>', dom, re.S)  # not the script's text
+    if not found:
+        fail("the measuring script did not run")
+    return json.loads(found[-1].replace("&quot;", '"').replace("&amp;", "&"))
 
 
 def main():
@@ -89,10 +132,33 @@ def main():
                 if "CONSOLE" in line or "Failed to load resource" in line \
                         or "Uncaught" in line:
                     fail("Chromium logged a page error: " + line)
+        drawn = measure(common, out, tmp)
+        with open(os.path.join(out, "results.json")) as f:
+            results = json.load(f)
+        with_results = sum(1 for c in results["configurations"] if c.get("n", 0) > 0)
+        if drawn["clipped"]:
+            fail("text clipped by its chart at 1400 px: %s" % drawn["clipped"][:10])
+        if drawn["all_points"] != with_results:
+            fail("'All' plots %d of %d configurations with results"
+                 % (drawn["all_points"], with_results))
+        if with_results > 10 and not 10 <= drawn["top_points"] < with_results:
+            fail("no zoomed view of the top configurations: %s" % drawn)
+        if drawn["labels"] < with_results or drawn["effect_bars"] == 0:
+            fail("labels or effect intervals missing: %s" % drawn)
+        if results.get("node_effects", {}).get("nodes") and 'id="node-table"' not in dom:
+            fail("node effects are not shown as a table")
+        if '{"drift"' in dom:
+            fail("raw JSON in the node table")
+        ok_executions = sum(c.get("ok_attempts", 0) for c in results["configurations"])
+        if drawn["executions"] != ok_executions or drawn["progress_points"] != ok_executions:
+            fail("every successful execution is one dot in the distributions (%d) and progress "
+                 "(%d) panels: want %d" % (drawn["executions"], drawn["progress_points"],
+                                          ok_executions))
         keep = os.environ.get("FLEETSWEEP_REPORT_SCREENSHOT")
         if keep:
             shutil.copyfile(png, keep)
-        print("ok: report.html rendered, %dx%d screenshot (%d bytes)" % (width, height, len(data)))
+        print("ok: report.html rendered, %dx%d screenshot (%d bytes), %s"
+              % (width, height, len(data), drawn))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

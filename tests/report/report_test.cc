@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "coordinator/report/export_vllm.h"
 #include "coordinator/report/html_util.h"
 #include "coordinator/report/svg.h"
@@ -167,6 +169,29 @@ TEST(Report, HeatmapAxesAreCheckedAndDefaultToLargestEffects) {
   EXPECT_TRUE(RenderReportHtml(json::object()).ok());
 }
 
+TEST(Svg, NiceTicksAndALogAxisWhenValuesSpanMoreThan3x) {
+  report::Axis lin = report::NiceAxis(10.2, 12.7);
+  EXPECT_FALSE(lin.log);
+  EXPECT_EQ(lin.lo, 10);
+  EXPECT_EQ(lin.hi, 13);
+  EXPECT_EQ(lin.ticks, (std::vector<double>{10, 10.5, 11, 11.5, 12, 12.5, 13}));
+  // The values: 0.3468 ... 1.944 span 5.6x -> log axis at 1-2-5 ticks.
+  report::Axis log = report::NiceAxis(0.3468, 1.944);
+  EXPECT_TRUE(log.log);
+  EXPECT_DOUBLE_EQ(log.lo, 0.2);
+  EXPECT_DOUBLE_EQ(log.hi, 2);
+  ASSERT_EQ(log.ticks.size(), 4u);
+  EXPECT_DOUBLE_EQ(log.ticks[1], 0.5);
+  EXPECT_DOUBLE_EQ(log.Fraction(std::sqrt(0.2 * 2)), 0.5);
+  EXPECT_FALSE(report::NiceAxis(-1, 5).log);  // not positive: linear
+  std::vector<report::IntervalRow> rows = {{"a", 0.3468, 0.33, 0.36, true, ""},
+                                           {"b", 1.944, 1.9, 2.0, true, ""}};
+  std::string svg = report::SvgIntervalChart(rows, "ms");
+  EXPECT_NE(svg.find("ms (log scale)"), std::string::npos);
+  EXPECT_NE(svg.find(">0.5</text>"), std::string::npos) << svg;
+  EXPECT_EQ(svg.find("0.3468</text>"), std::string::npos) << "ticks are round numbers";
+}
+
 SweepInputs MoeInputs() {
   SweepInputs in;
   in.results = Results();
@@ -185,34 +210,128 @@ SweepInputs MoeInputs() {
   return in;
 }
 
-TEST(ExportVllmMoe, OneEntryPerBatchSizeWithSpecAndVllmDefaults) {
+TEST(ExportVllmMoe, OneEntryPerBatchSizeNothingInvented) {
   MoeExportOptions o;
   o.device_name = "My GPU";
   auto ex = ExportVllmMoe(MoeInputs(), o);
   ASSERT_TRUE(ex.ok()) << ex.status().ToString();
+  // vLLM's get_config_file_name: no dtype part for an unknown (float16/bfloat16) dtype.
   EXPECT_EQ(ex->file_name, "E=8,N=256,device_name=My_GPU.json");
   ASSERT_EQ(ex->config.size(), 2u);
+  EXPECT_EQ(ex->config.begin().key(), "1");        // increasing M
   EXPECT_EQ(ex->config["1"]["BLOCK_SIZE_M"], 16);  // best-ranked at M=1
   EXPECT_EQ(ex->config["64"]["BLOCK_SIZE_M"], 32);
-  EXPECT_EQ(ex->config["1"]["num_warps"], 8);   // inert: its first declared level
-  EXPECT_EQ(ex->config["1"]["num_stages"], 2);  // vLLM default
-  EXPECT_EQ(ex->config["1"].size(), 6u);
+  // Not set by the sweep: tiles get vLLM's own default for that M (M <= E: 32/64/1), and the
+  // launch options (num_warps inert without `fixed`, num_stages absent) are left out.
+  EXPECT_EQ(ex->config["1"]["BLOCK_SIZE_N"], 32);
+  EXPECT_EQ(ex->config["64"]["BLOCK_SIZE_N"], 64);
+  EXPECT_FALSE(ex->config["1"].contains("num_stages"));
+  EXPECT_FALSE(ex->config["1"].contains("num_warps"));
+  EXPECT_EQ(ex->config["1"].size(), 4u);
+  EXPECT_TRUE(ex->ties.empty());
   o.device_name.clear();
   EXPECT_EQ(ExportVllmMoe(MoeInputs(), o).status().code(), StatusCode::kInvalidArgument);
 }
 
-TEST(ExportEngineArgs, FlagsAndYamlFromTheChosenConfiguration) {
+TEST(ExportVllmMoe, DtypeAndBlockShapeInTheFileNameAsVllmNamesThem) {
+  MoeExportOptions o;
+  o.device_name = "NVIDIA H100 80GB HBM3";
+  o.dtype = "float32";  // vLLM: dtype == torch.float -> "float32"
+  EXPECT_EQ(ExportVllmMoe(MoeInputs(), o)->file_name,
+            "E=8,N=256,device_name=NVIDIA_H100_80GB_HBM3,dtype=float32.json");
+  o.dtype = "fp8_w8a8";
+  o.block_shape = "128, 128";
+  EXPECT_EQ(ExportVllmMoe(MoeInputs(), o)->file_name,
+            "E=8,N=256,device_name=NVIDIA_H100_80GB_HBM3,dtype=fp8_w8a8,block_shape=[128,128]"
+            ".json");
+  o.block_shape = "0,128";  // vLLM: `not all(block_shape)` -> no part
+  o.dtype = "torch.bfloat16";
+  EXPECT_EQ(ExportVllmMoe(MoeInputs(), o)->file_name,
+            "E=8,N=256,device_name=NVIDIA_H100_80GB_HBM3.json");
+  o.dtype = "float8";
+  EXPECT_EQ(ExportVllmMoe(MoeInputs(), o).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(ExportVllmMoe, DeviceDtypeAndMFromWhatTheBenchmarkReported) {
+  SweepInputs in = MoeInputs();
+  // M is not a parameter: each configuration's M comes from the shapes its attempts ran.
+  in.results["configurations"] = {Config(1, "a", {{"BLOCK_SIZE_M", "32"}}, 1.0),
+                                  Config(2, "b", {{"BLOCK_SIZE_M", "64"}}, 3.0),
+                                  Config(3, "c", {{"BLOCK_SIZE_M", "16"}}, 5.0)};
+  auto attempt = [](const std::string& key, const std::string& shapes) {
+    v1::Attempt a;
+    a.set_config_key(key);
+    a.set_ok(true);
+    (*a.mutable_info())["shapes"] = shapes;
+    (*a.mutable_info())["device_name"] = "NVIDIA H200";
+    (*a.mutable_info())["dtype"] = "Float";  // libtorch's name of float32
+    return a;
+  };
+  in.attempts = {attempt("a", "E=8,M=16,N=256"), attempt("b", "E=8,M=16,N=256"),
+                 attempt("c", "E=8,M=4096,N=256")};
+  auto ex = ExportVllmMoe(in, MoeExportOptions());
+  ASSERT_TRUE(ex.ok()) << ex.status().ToString();
+  EXPECT_EQ(ex->file_name, "E=8,N=256,device_name=NVIDIA_H200,dtype=float32.json");
+  ASSERT_EQ(ex->config.size(), 2u);
+  EXPECT_EQ(ex->config["16"]["BLOCK_SIZE_M"], 32);
+  EXPECT_EQ(ex->config["4096"]["BLOCK_SIZE_M"], 16);
+  // A CPU run is refused without an explicit device name.
+  for (auto& a : in.attempts) {
+    a.mutable_info()->erase("device_name");
+    (*a.mutable_info())["device"] = "cpu";
+  }
+  auto cpu = ExportVllmMoe(in, MoeExportOptions());
+  ASSERT_FALSE(cpu.ok());
+  EXPECT_NE(cpu.status().message().find("CPU"), std::string::npos);
+}
+
+TEST(ExportVllmMoe, TritonMinimumDotSizeAndTiesAreSaid) {
+  SweepInputs in = MoeInputs();
+  in.results["configurations"] = {Config(1, "a", {{"BLOCK_SIZE_M", "8"}, {"M", "1"}}, 1.0),
+                                  Config(2, "b", {{"BLOCK_SIZE_M", "16"}, {"M", "1"}}, 1.02),
+                                  Config(3, "c", {{"BLOCK_SIZE_M", "32"}, {"M", "1"}}, 1.04)};
+  MoeExportOptions o;
+  o.device_name = "NVIDIA A100-SXM4-80GB";
+  auto ex = ExportVllmMoe(in, o);
+  ASSERT_TRUE(ex.ok()) << ex.status().ToString();
+  EXPECT_EQ(ex->config["1"]["BLOCK_SIZE_M"], 16);  // 8 cannot compile in vLLM's Triton kernel
+  bool skipped = false;
+  for (const auto& n : ex->notes)
+    skipped |=
+        n.find("BLOCK_SIZE_M=8") != std::string::npos && n.find("skipped") != std::string::npos;
+  EXPECT_TRUE(skipped);
+  ASSERT_EQ(ex->ties.size(), 1u);  // 1.02 +-5% overlaps 1.0 and 1.04
+  EXPECT_NE(ex->ties[0].find("exported BLOCK_SIZE_M=16"), std::string::npos) << ex->ties[0];
+  EXPECT_NE(ex->ties[0].find("BLOCK_SIZE_M=32"), std::string::npos) << ex->ties[0];
+  // Not an NVIDIA GPU (BI-V100's ixformer kernel): kept, with a note.
+  o.device_name = "Iluvatar BI-V100";
+  EXPECT_EQ(ExportVllmMoe(in, o)->config["1"]["BLOCK_SIZE_M"], 8);
+}
+
+TEST(ExportEngineArgs, OnlyDeclaredEngineArgumentsAndYamlThatReadsLikeTheFlags) {
   SweepInputs in;
   in.results = Results();
-  in.results["configurations"] = {
-      Config(1, "a", {{"max_num_seqs", "256"}, {"enable_prefix_caching", "false"}}, 1.0)};
+  in.results["configurations"] = {Config(
+      1, "a", {{"max_num_seqs", "256"}, {"enable_prefix_caching", "false"}, {"BM", "64"}}, 1.0)};
   in.results["winner"] = {{"key", "a"}};
+  EXPECT_EQ(ExportEngineArgs(in).status().code(), StatusCode::kInvalidArgument);  // no spec
+  auto spec = ParseSpecText(
+      "sweep: t\nexecutor: {command: [x]}\nparameters:\n"
+      "  max_num_seqs: {values: [128, 256], group: engine}\n"
+      "  enable_prefix_caching: {values: [true, false], group: engine}\n"
+      "  BM: {values: [32, 64], group: kernel}\n"
+      "  max_model_len: {fixed: 4096, values: [4096, 8192], group: engine, reason: deployment}\n",
+      "<test>");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  in.spec = *spec;
   auto ex = ExportEngineArgs(in);
   ASSERT_TRUE(ex.ok()) << ex.status().ToString();
-  // Without a spec: every parameter, by name; false booleans become --no-...
-  EXPECT_EQ(ex->cli, "--no-enable-prefix-caching --max-num-seqs 256");
-  EXPECT_NE(ex->yaml.find("enable-prefix-caching: false\n"), std::string::npos);
-  EXPECT_NE(ex->yaml.find("max-num-seqs: 256\n"), std::string::npos);
+  EXPECT_EQ(ex->cli, "--max-num-seqs 256 --no-enable-prefix-caching --max-model-len 4096");
+  // vLLM's config loader drops `enable-prefix-caching: false`: write the --no- form.
+  EXPECT_EQ(ex->yaml, "max-num-seqs: 256\nno-enable-prefix-caching: true\nmax-model-len: 4096\n");
+  EXPECT_EQ(ex->yaml.find("BM"), std::string::npos);  // a kernel tile, not an engine argument
+  for (auto& p : in.spec->params) p.group = "kernel";
+  EXPECT_EQ(ExportEngineArgs(in).status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

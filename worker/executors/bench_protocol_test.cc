@@ -133,19 +133,29 @@ TEST(ProtocolState, SampleCountIsCapped) {
   EXPECT_EQ(s.samples_dropped(), 10u);
 }
 
-TEST(OutputFormats, VllmBenchNumbersBecomeSamples) {
+TEST(OutputFormats, VllmBenchMeasurementsBecomeSamplesTheRestInfo) {
   ProtocolState s;
   Status st = ParseOutputFile("vllm-bench", "r.json",
-                              R"({"backend":"vllm","completed":100,"output_throughput":512.5,
-                                  "mean_ttft_ms":20.1,"ttfts":[0.1,0.2],"ok":true})",
+                              R"({"backend":"vllm","num_prompts":200,"duration":41.2,
+                                  "completed":100,"output_throughput":512.5,
+                                  "request_goodput":null,"mean_ttft_ms":20.1,
+                                  "p99.9_itl_ms":80,"p99_e2el_ms":900,"ttfts":[0.1,0.2],
+                                  "ok":true})",
                               &s);
   ASSERT_TRUE(st.ok()) << st.ToString();
   std::map<std::string, double> got;
   for (const auto& x : s.samples()) got[x.metric] = x.value;
-  EXPECT_EQ(got.size(), 3u);
+  EXPECT_EQ(got.size(), 4u);
   EXPECT_DOUBLE_EQ(got["output_throughput"], 512.5);
   EXPECT_DOUBLE_EQ(got["mean_ttft_ms"], 20.1);
+  EXPECT_DOUBLE_EQ(got["p99.9_itl_ms"], 80);
+  EXPECT_DOUBLE_EQ(got["p99_e2el_ms"], 900);
+  EXPECT_EQ(got.count("num_prompts"), 0u);  // run description, not a measurement
+  EXPECT_EQ(got.count("duration"), 0u);
+  EXPECT_EQ(got.count("completed"), 0u);
   EXPECT_EQ(s.info().at("backend"), "vllm");
+  EXPECT_EQ(s.info().at("num_prompts"), "200");
+  EXPECT_EQ(s.info().at("completed"), "100");
   EXPECT_FALSE(ParseOutputFile("vllm-bench", "r.json", "not json", &s).ok());
 }
 

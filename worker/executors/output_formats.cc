@@ -2,10 +2,24 @@
 
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
 #include <string_view>
 
 namespace fleetsweep {
 namespace {
+
+// The measurements in a `vllm bench serve` result (vllm/benchmarks/serve.py): throughputs and
+// the mean/median/std/percentiles of ttft, tpot, itl, e2el. The rest (num_prompts, duration,
+// completed, total_input_tokens, request_rate, ...) describes the run.
+bool IsVllmMeasurement(const std::string& key) {
+  static const std::set<std::string> kThroughputs = {
+      "request_throughput",     "request_goodput",         "output_throughput",
+      "total_token_throughput", "max_output_tokens_per_s", "max_concurrent_requests"};
+  static const std::regex kLatency(
+      R"((mean|median|std|p[0-9]+(\.[0-9]+)?)_(ttft|tpot|itl|e2el)_ms)");
+  return kThroughputs.count(key) > 0 || std::regex_match(key, kLatency);
+}
 
 Status ParseVllmBench(const std::string& name, const std::string& contents, ProtocolState* state) {
   using Json = nlohmann::json;
@@ -16,14 +30,14 @@ Status ParseVllmBench(const std::string& name, const std::string& contents, Prot
     }
     for (auto it = obj.begin(); it != obj.end(); ++it) {
       const Json& v = it.value();
-      if (v.is_number() && !v.is_boolean()) {
+      if (v.is_number() && !v.is_boolean() && IsVllmMeasurement(it.key())) {
         double d = v.get<double>();
         if (std::isfinite(d)) state->AddSample(it.key(), d);
-      } else if (v.is_string()) {
+      } else if (v.is_string() || v.is_number() || v.is_boolean()) {
         ProtocolRecord rec;
         rec.kind = ProtocolKind::kInfo;
         rec.key = it.key();
-        rec.text = v.get<std::string>();
+        rec.text = v.is_string() ? v.get<std::string>() : v.dump();
         state->Add(rec);
       }
     }

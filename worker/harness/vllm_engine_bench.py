@@ -31,7 +31,9 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--vllm", default="vllm", help="the vllm executable")
     p.add_argument("--model", required=True)
-    p.add_argument("--port", type=int, default=18000)
+    p.add_argument("--port", type=int, default=18000, help="base port of the server")
+    p.add_argument("--port-offset", type=int, default=0,
+                   help="added to --port: pass {SLOT} so that the slots of a node never collide")
     p.add_argument("--max-num-seqs", type=int, required=True)
     p.add_argument("--max-num-batched-tokens", type=int, required=True)
     p.add_argument("--enable-chunked-prefill", choices=["true", "false"], required=True)
@@ -41,6 +43,7 @@ def main():
     p.add_argument("--output-len", type=int, default=128)
     p.add_argument("--startup-timeout", type=float, default=900)
     a = p.parse_args()
+    a.port += a.port_offset
 
     chunked = "--enable-chunked-prefill" if a.enable_chunked_prefill == "true" else \
         "--no-enable-chunked-prefill"
@@ -79,6 +82,9 @@ def main():
         bench = [a.vllm, "bench", "serve", "--model", a.model, "--port", str(a.port),
                  "--dataset-name", "random", "--random-input-len", str(a.input_len),
                  "--random-output-len", str(a.output_len), "--num-prompts", str(a.num_prompts),
+                 # e2el is not in vLLM's default --percentile-metrics (ttft,tpot,itl): without
+                 # it a bound on p99_e2el_ms would have nothing to check.
+                 "--percentile-metrics", "ttft,tpot,itl,e2el", "--metric-percentiles", "50,90,99",
                  "--save-result", "--result-filename", "result.json"]
         rc = subprocess.call(bench)
         return rc

@@ -15,10 +15,12 @@ using namespace fleetsweep::torchbench;  // NOLINT(build/namespaces): thin main
 int main(int argc, char** argv) {
   Emitter out;
   auto options = ParseOptions(argc, argv);
+  if (options.ok() && !options->help.empty()) {
+    std::fputs(options->help.c_str(), stdout);
+    return 0;
+  }
   if (!options.ok()) {
-    if (options.status().message().find("Usage") != std::string::npos) {
-      std::fputs(options.status().message().c_str(), stderr);
-    }
+    std::fprintf(stderr, "fleetsweep-torch-bench: %s\n", options.status().message().c_str());
     out.Error("invalid_argument", options.status().message());
     return kExitInvalid;
   }

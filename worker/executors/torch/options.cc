@@ -58,6 +58,7 @@ StatusOr<BenchOptions> ParseOptions(int argc, char** argv) {
   std::vector<std::string> params;
   CLI::App app{
       "fleetsweep-torch-bench: libtorch kernels speaking the benchmark JSON-lines protocol"};
+  app.option_defaults()->always_capture_default();
   app.add_option("--kernel", o.kernel, "moe | paged_attention | prefix_prefill | floors")
       ->required()
       ->check(CLI::IsMember({"moe", "paged_attention", "prefix_prefill", "floors"}));
@@ -80,7 +81,9 @@ StatusOr<BenchOptions> ParseOptions(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    return Status::InvalidArgument(app.help());
+    BenchOptions help;
+    help.help = app.help();
+    return help;
   } catch (const CLI::ParseError& e) {
     return Status::InvalidArgument(std::string(e.what()) + " (see --help)");
   }

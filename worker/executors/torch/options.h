@@ -21,7 +21,8 @@ namespace fleetsweep::torchbench {
 using ShapeMap = std::map<std::string, int64_t>;
 
 struct BenchOptions {
-  std::string kernel;             // moe | paged_attention | prefix_prefill | floors
+  std::string help;    // set (and nothing else) when --help was asked for: print it, exit 0
+  std::string kernel;  // moe | paged_attention | prefix_prefill | floors
   std::string device = "auto";    // cpu | cuda | auto (cuda when available)
   std::string dtype = "float32";  // float32 | float16 | bfloat16
   std::string platform;  // surface name or file; "" = $FLEETSWEEP_PLATFORM_SURFACE or generic
@@ -41,7 +42,8 @@ struct BenchOptions {
 
 // Parses argv and the environment (FLEETSWEEP_PARAM_*, FLEETSWEEP_SHAPES,
 // FLEETSWEEP_PLATFORM_SURFACE) and loads the surface. Never throws.
-// Errors: kInvalidArgument (bad flag or value; --help also returns one with the usage text),
+// --help returns options whose `help` holds the usage text (with defaults).
+// Errors: kInvalidArgument (bad flag or value),
 // kNotFound (surface file).
 StatusOr<BenchOptions> ParseOptions(int argc, char** argv);
 

@@ -191,4 +191,22 @@ TEST(TorchBench, BadInputsAreInvalidArgument) {
   EXPECT_EQ(RunBench("--kernel moe --platform no-such-platform").exit_code, 2);
 }
 
+TEST(TorchBench, HelpIsUsageOnStdoutWithDefaultsAndExitZero) {
+  const char* bin = std::getenv("FLEETSWEEP_BIN");
+  ASSERT_NE(bin, nullptr);
+  const std::string cmd = std::string(bin) + "/fleetsweep-torch-bench --help 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string out;
+  char buf[4096];
+  while (fgets(buf, sizeof(buf), p)) out += buf;
+  const int status = pclose(p);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << out;
+  EXPECT_NE(out.find("Usage"), std::string::npos) << out;  // usage, not a JSON error line
+  EXPECT_EQ(out.find("\"type\""), std::string::npos) << out;
+  EXPECT_NE(out.find("--reps"), std::string::npos);
+  EXPECT_NE(out.find("=20"), std::string::npos) << out;  // defaults are shown
+}
+
 }  // namespace

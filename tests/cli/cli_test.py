@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""The `fleetsweep` command line as a user meets it: `help`, defaults in the help text, the
+executor section checked by `validate` and by `run` before anything starts (every problem, with
+file:line:column of the spec file), flag names shared by the binaries. Exit 77 when the binaries
+are not built."""
+import os
+import subprocess
+import sys
+import tempfile
+
+BIN = os.environ.get("FLEETSWEEP_BIN", "")
+
+BAD_SPEC = """sweep: bad-exec
+executor:
+  type: exec
+  comand: ["{FLEETSWEEP_BIN}/fleetsweep-matmul-bench", "--bm", "{BMM}"]
+  env: {X: "{BM}"}
+parameters:
+  BM: {values: [16, 32]}
+"""
+
+MISSING_PROGRAM = """sweep: missing-program
+executor:
+  command: ["fleetsweep-no-such-benchmark", "--bm", "{BM}"]
+parameters:
+  BM: {values: [16, 32]}
+"""
+
+
+def run(*args, timeout=60):
+    p = subprocess.run(list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(cond, what):
+    if not cond:
+        print("FAIL: " + what)
+        sys.exit(1)
+
+
+def main():
+    fs = os.path.join(BIN, "fleetsweep")
+    if not os.access(fs, os.X_OK):
+        print("skip: fleetsweep not built")
+        return 77
+    rc, out, err = run(fs, "help")
+    check(rc == 0, f"`fleetsweep help` exits 0 (rc {rc}, {err})")
+    for cmd in ("run", "validate", "space", "report", "export", "watch", "list", "show"):
+        check(cmd in out, f"`fleetsweep help` lists {cmd}:\n{out}")
+    rc, out, err = run(fs, "help", "run")
+    check(rc == 0 and "--workers" in out, f"`fleetsweep help run`: {out}{err}")
+    check("=2" in out, f"help shows defaults (--workers 2):\n{out}")
+    rc, _, err = run(fs, "help", "nope")
+    check(rc == 2 and "no command 'nope'" in err, f"help of an unknown command: {err}")
+
+    with tempfile.TemporaryDirectory(prefix="fs-cli-") as tmp:
+        spec = os.path.join(tmp, "bad.yaml")
+        with open(spec, "w") as f:
+            f.write(BAD_SPEC)
+        rc, out, err = run(fs, "validate", spec)
+        check(rc == 2, f"validate refuses a broken executor section (rc {rc}):\n{out}{err}")
+        lines = [l for l in err.splitlines() if l.strip()]
+        check(len(lines) == 2, f"every problem, one per line:\n{err}")
+        check(f"{spec}:2:1: executor: command: is required" in lines[0], err)
+        check(f"{spec}:4:3: executor: unknown key 'comand' (did you mean 'command'?)" in lines[1],
+              err)
+        # `run` checks the same before starting anything.
+        out_dir = os.path.join(tmp, "out")
+        rc, out, err = run(fs, "run", spec, "--workers", "1", "--out", out_dir, timeout=30)
+        check(rc == 2 and "unknown key 'comand'" in err, f"run refuses it up front: {rc} {err}")
+        check(not os.path.exists(os.path.join(out_dir, "store")), "nothing started")
+
+        spec2 = os.path.join(tmp, "missing.yaml")
+        with open(spec2, "w") as f:
+            f.write(MISSING_PROGRAM)
+        rc, _, err = run(fs, "validate", spec2)
+        check(rc == 2 and f"{spec2}:3:13: executor.command[0]: program "
+              "'fleetsweep-no-such-benchmark' not found in PATH" in err, err)
+        rc, out, err = run(fs, "validate", spec2, "--no-program-check")
+        check(rc == 0 and out.startswith("OK: "), f"--no-program-check: {out}{err}")
+
+    coord = os.path.join(BIN, "fleetsweep-coordinator")
+    rc, out, _ = run(coord, "--help")
+    check(rc == 0 and "--exit-when-finished" in out and "--store" in out,
+          f"coordinator flags named like the worker's:\n{out}")
+    torch_bench = os.path.join(BIN, "fleetsweep-torch-bench")
+    if os.access(torch_bench, os.X_OK):
+        rc, out, err = run(torch_bench, "--help")
+        check(rc == 0 and "Usage" in out and not err, f"torch bench --help: {rc}\n{err}")
+    print("PASS cli")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
