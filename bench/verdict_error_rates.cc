@@ -41,6 +41,9 @@ class MemStore : public ResultStore {
   StatusOr<std::optional<std::string>> GetSpec(const std::string&) override {
     return std::optional<std::string>(spec_);
   }
+  StatusOr<std::vector<std::string>> ListSweeps() override {
+    return Status::FailedPrecondition("an in-memory store of one sweep: nothing to list");
+  }
   Status PutConfigs(const std::string&, const std::vector<v1::ConfigRecord>& cs) override {
     for (const auto& c : cs) configs_[c.config_key()] = c;
     return Status::Ok();

@@ -44,7 +44,7 @@ std::string RegionText(const InfeasibleRegion& g) {
 std::string FailureExamples(const SweepResult& r) {
   std::map<std::string, std::pair<int, std::string>> by_class;  // class -> (configs, example)
   for (const auto& c : r.configs) {
-    if (c.status != "infeasible") continue;
+    if (c.status != ConfigOutcome::kInfeasible) continue;
     auto& [n, example] = by_class[c.failure_class.empty() ? "unknown" : c.failure_class];
     ++n;
     if (example.empty()) {
