@@ -189,8 +189,8 @@ int RunSweep(const SweepRunOptions& o, const std::atomic<bool>& stop) {
     if (m) m->SetStoreWritable(failing == 0);
     if (failing > o.store_give_up_seconds) {
       store_fault = Status::Unavailable("the store " + timed.Describe() + " refused writes for " +
-                                        FormatSeconds(failing) + " (limit " +
-                                        FormatSeconds(o.store_give_up_seconds) +
+                                        FormatDuration(failing) + " (limit " +
+                                        FormatDuration(o.store_give_up_seconds) +
                                         "): " + scheduler.StoreError().message());
       halt.store(true);
       return;

@@ -337,6 +337,7 @@ class RefusingStore : public ResultStore {
   StatusOr<std::optional<std::string>> GetSpec(const std::string& s) override {
     return inner_->GetSpec(s);
   }
+  StatusOr<std::vector<std::string>> ListSweeps() override { return inner_->ListSweeps(); }
   Status PutConfigs(const std::string& s, const std::vector<v1::ConfigRecord>& c) override {
     return Write([&] { return inner_->PutConfigs(s, c); });
   }
