@@ -16,9 +16,12 @@ PKGS=(
   redis-server redis-tools prometheus
   python3 python3-scipy python3-numpy
   chromium fonts-dejavu-core
-  golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev nodejs npm
+  golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev
   clang libclang-rt-14-dev
 )
+# Node.js + npm (chart test): machines that ship NodeSource's nodejs (which carries npm) must not
+# get Debian's npm, which conflicts with it; only a machine without npm installs Debian's pair.
+if ! command -v npm >/dev/null 2>&1; then PKGS+=(nodejs npm); fi
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
