@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Orchestration throughput of fleetsweep end to end (not a test; prints a table).
 
-  FLEETSWEEP_BIN=build/bin bench/orchestration_bench.py [--mode noop|sleep]
+  FLEETSWEEP_BIN=$PWD/build/bin bench/orchestration_bench.py [--mode noop|sleep]
       [--workers 1,4,16,64] [--executions N] [--sleep-ms 1000]
+      [--sessions persistent,one-shot] [--prefetch 1]
 
 noop:  N executions (N configurations x 1 repetition) of bin/fleetsweep-tiny-bench (prints one
        sample and exits) through fleetsweep-coordinator + W fleetsweep-worker processes (1 slot
@@ -11,6 +12,9 @@ noop:  N executions (N configurations x 1 repetition) of bin/fleetsweep-tiny-ben
        included) and the coordinator's CPU time per execution (getrusage of the process).
 sleep: the same with --sleep-ms executions (default 1 s); executions = rounds x W, and
        "of ideal" = (rounds x sleep) / wall: the fraction of the ideal wall time.
+--sessions runs each worker count once per session mode in the same run: persistent (one
+tiny-bench process per slot serves every execution over the session protocol) and one-shot (a
+process per execution, the mode before sessions). OBENCH_KEEP=1 keeps the work directory.
 Needs the chaos test helpers (tests/chaos/chaos_lib.py) and bin/fleetsweep-tiny-bench.
 """
 import argparse
@@ -25,7 +29,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import chaos_lib as cl  # noqa: E402
 
 
-def run_once(workers, executions, sleep_ms):
+def run_once(workers, executions, sleep_ms, session="one-shot", prefetch=1):
     work = tempfile.mkdtemp(prefix="fs-obench-")
     procs = cl.Procs(work)
     bench = cl.binary("fleetsweep-tiny-bench")
@@ -35,14 +39,18 @@ def run_once(workers, executions, sleep_ms):
     n_a = 50 if executions >= 50 else executions
     n_b = max(1, executions // n_a)
     spec = os.path.join(work, "bench.yaml")
+    # The persistent benchmark reads VALUE from its prepare request; a one-shot one from argv.
+    # (A parameter in `command` would make it part of the session key: one process per value.)
+    value_args = "" if session == "persistent" else ', "--value", "{VALUE}"'
     with open(spec, "w") as f:
         f.write(f"""sweep: obench
 executor:
   type: exec
-  command: ["{bench}", "--value", "{{A}}", "--sleep-ms", "{sleep_ms}"]
+  command: ["{bench}", "--sleep-ms", "{sleep_ms}"{value_args}]
   timeout: 60
+  session: {{mode: {session}}}
 parameters:
-  A: {{values: {list(range(1, n_a + 1))}}}
+  VALUE: {{values: {list(range(1, n_a + 1))}}}
   B: {{values: {list(range(n_b))}}}
 repetitions: {{min: 1, max: 1}}
 metrics:
@@ -55,14 +63,18 @@ metrics:
                          "--worker-timeout", "30", "--no-progress"], "coordinator")
     for i in range(workers):
         procs.start([cl.binary("fleetsweep-worker"), "--coordinator", ep, "--insecure", "--slots",
-                     "1", "--redis", redis.url, "--node", f"w{i}", "--exit-when-finished",
+                     "1", "--prefetch", str(prefetch), "--redis", redis.url, "--node", f"w{i}",
+                     "--exit-when-finished",
                      "--allow-exec", os.path.join(os.path.dirname(bench), "*")], f"worker{i}")
     _, status, ru = os.wait4(coord.pid, 0)
     coord.returncode = status
     wall = time.time() - t0
     _, attempts = cl.read_dump(redis.url, "obench")
     procs.close()
-    shutil.rmtree(work, ignore_errors=True)
+    if os.environ.get("OBENCH_KEEP"):
+        print(f"# kept {work}", file=sys.stderr)
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     done = sum(1 for a in attempts if a["ok"])
     return wall, done, (ru.ru_utime + ru.ru_stime), n_a * n_b, status
 
@@ -74,26 +86,31 @@ def main():
     ap.add_argument("--executions", type=int, default=1000, help="noop: executions per run")
     ap.add_argument("--rounds", type=int, default=4, help="sleep: executions per worker")
     ap.add_argument("--sleep-ms", type=int, default=1000)
+    ap.add_argument("--sessions", default="persistent,one-shot",
+                    help="session modes to run, each for every worker count")
+    ap.add_argument("--prefetch", type=int, default=1, help="worker --prefetch")
     a = ap.parse_args()
     print(f"# {time.strftime('%Y-%m-%d')} {os.uname().nodename}, {os.cpu_count()} CPUs, "
           f"mode {a.mode}")
     if a.mode == "noop":
-        print("| workers | executions | wall s | executions/s | coordinator CPU ms/exec |")
-        print("|---:|---:|---:|---:|---:|")
+        print("| sessions | workers | executions | wall s | executions/s | "
+              "coordinator CPU ms/exec |")
+        print("|---|---:|---:|---:|---:|---:|")
     else:
-        print("| workers | executions | ideal s | wall s | of ideal | overhead |")
-        print("|---:|---:|---:|---:|---:|---:|")
+        print("| sessions | workers | executions | ideal s | wall s | of ideal | overhead |")
+        print("|---|---:|---:|---:|---:|---:|---:|")
     for w in [int(x) for x in a.workers.split(",")]:
-        if a.mode == "noop":
-            wall, done, cpu, want, st = run_once(w, a.executions, 0)
-            print(f"| {w} | {done}/{want} | {wall:.1f} | {done / wall:.1f} | "
-                  f"{1000 * cpu / max(done, 1):.2f} |", flush=True)
-        else:
-            n = a.rounds * w
-            wall, done, cpu, want, st = run_once(w, n, a.sleep_ms)
-            ideal = a.rounds * a.sleep_ms / 1000.0
-            print(f"| {w} | {done}/{want} | {ideal:.0f} | {wall:.1f} | {ideal / wall:.1%} | "
-                  f"{wall / ideal - 1:.1%} |", flush=True)
+        for session in a.sessions.split(","):
+            if a.mode == "noop":
+                wall, done, cpu, want, st = run_once(w, a.executions, 0, session, a.prefetch)
+                print(f"| {session} | {w} | {done}/{want} | {wall:.1f} | {done / wall:.1f} | "
+                      f"{1000 * cpu / max(done, 1):.2f} |", flush=True)
+            else:
+                n = a.rounds * w
+                wall, done, cpu, want, st = run_once(w, n, a.sleep_ms, session, a.prefetch)
+                ideal = a.rounds * a.sleep_ms / 1000.0
+                print(f"| {session} | {w} | {done}/{want} | {ideal:.0f} | {wall:.1f} | "
+                      f"{ideal / wall:.1%} | {wall / ideal - 1:.1%} |", flush=True)
     return 0
 
 

@@ -11,6 +11,7 @@
 #include "coordinator/audit.h"
 #include "coordinator/metric_checks.h"
 #include "coordinator/node_effects.h"
+#include "coordinator/warm_state.h"
 #include "coordinator/winner.h"
 
 namespace fleetsweep {
@@ -285,6 +286,22 @@ SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>
   while (n_ranked < out.configs.size() && rankable(out.configs[n_ranked])) ++n_ranked;
 
   RunAudits(spec, log_medians, options, &out);
+  WarmStateOptions wso;
+  wso.seed = seed;
+  out.warm_state = AuditWarmState(attempts, out.metric, wso);
+  for (const auto* t : {&out.warm_state.first_vs_later, &out.warm_state.drift}) {
+    if (t->verdict != "differs") continue;
+    const bool first = t == &out.warm_state.first_vs_later;
+    // first: a = the first execution, b = later ones; drift: a = early, b = late.
+    const double percent = 100 * (first ? 1 / (1 + t->change) - 1 : t->change);
+    out.warnings.push_back(Fmt(first ? "warm state: the first execution of a session measures "
+                                       "%+.1f%% against later ones (p = %.2g): prepare must warm "
+                                       "up what the timing needs"
+                                     : "warm state: executions drift %+.1f%% over a session's "
+                                       "life (p = %.2g): recycle sessions sooner "
+                                       "(session.max_executions)",
+                               percent, t->p_value));
+  }
 
   WinnerOptions wo;
   wo.family_alpha = options.winner_alpha;

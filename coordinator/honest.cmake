@@ -6,6 +6,7 @@ target_sources(fleetsweep_coordinator PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/audit_inert.cc
   ${CMAKE_CURRENT_LIST_DIR}/node_effects.cc
   ${CMAKE_CURRENT_LIST_DIR}/sweep_result.cc
+  ${CMAKE_CURRENT_LIST_DIR}/warm_state.cc
   ${CMAKE_CURRENT_LIST_DIR}/winner.cc)
 
 fleetsweep_test(audit_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/audit_test.cc
@@ -16,3 +17,5 @@ fleetsweep_test(aggregator_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/aggregator_tes
   LIBS fleetsweep_coordinator)
 fleetsweep_test(dispatch_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/dispatch_test.cc
   LIBS fleetsweep_coordinator fleetsweep_test_support)
+fleetsweep_test(warm_state_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/warm_state_test.cc
+  LIBS fleetsweep_coordinator)

@@ -150,6 +150,24 @@ nlohmann::json NodeEffectsJson(const SweepResult& r) {
           {"nodes", nodes}};
 }
 
+nlohmann::json WarmTestJson(const WarmStateTest& t) {
+  return {{"verdict", t.verdict},      {"p_value", Num(t.p_value)}, {"min_p", Num(t.min_p)},
+          {"exact", t.exact},          {"blocks", t.blocks},        {"executions_a", t.group_a},
+          {"executions_b", t.group_b}, {"change", Num(t.change)}};
+}
+
+nlohmann::json WarmStateJson(const SweepResult& r) {
+  const WarmStateAudit& w = r.warm_state;
+  return {{"persistent", w.persistent},
+          {"executions", w.executions},
+          {"max_position", w.max_position},
+          {"test",
+           "block_permutation_log_execution_medians (blocks: configuration x node), alpha 0.01"},
+          {"first_vs_later", WarmTestJson(w.first_vs_later)},
+          {"drift", WarmTestJson(w.drift)},
+          {"note", w.note}};
+}
+
 }  // namespace
 
 nlohmann::json ResultsToJson(const SweepResult& r) {
@@ -227,6 +245,7 @@ nlohmann::json ResultsToJson(const SweepResult& r) {
   }
   j["audit"] = AuditJson(r);
   j["node_effects"] = NodeEffectsJson(r);
+  j["warm_state"] = WarmStateJson(r);
   j["warnings"] = r.warnings;
   return j;
 }
@@ -330,6 +349,16 @@ std::string SummaryTable(const SweepResult& r, int rows) {
                     e.drift ? "  DRIFT" : "");
       o << line;
     }
+  }
+  if (r.warm_state.persistent) {
+    const WarmStateAudit& w = r.warm_state;
+    std::snprintf(line, sizeof line,
+                  "warm state (%d executions, positions up to %d): first vs later %s (p=%.3g, "
+                  "%d blocks); drift %s (p=%.3g)\n",
+                  w.executions, w.max_position, w.first_vs_later.verdict.c_str(),
+                  w.first_vs_later.p_value, w.first_vs_later.blocks, w.drift.verdict.c_str(),
+                  w.drift.p_value);
+    o << line;
   }
   for (const auto& c : r.contradictions) o << "CONTRADICTION: " << c.text << "\n";
   if (r.winner >= 0) {

@@ -317,6 +317,7 @@ v1::Lease Scheduler::MakeLease(int index, const std::string& worker_id, bool ref
   info.config = index;
   info.worker_id = worker_id;
   info.deadline = now + lease.deadline_seconds();
+  info.lease_seconds = lease.deadline_seconds();
   info.reference = reference;
   leases_[lease.lease_id()] = info;
   WorkerInfo& holder = workers_[worker_id];
@@ -345,6 +346,13 @@ void Scheduler::OnHeartbeat(const std::string& worker_id, const v1::Heartbeat& h
   auto wit = workers_.find(worker_id);
   if (wit == workers_.end()) return;
   wit->second.last_seen = now;
+  // A prefetched lease waits behind running executions: its holder renews it by naming it. A
+  // running lease is not renewed (its deadline is the backstop against a hung slot).
+  for (const std::string& id : hb.waiting_lease_ids()) {
+    auto lit = leases_.find(id);
+    if (lit == leases_.end() || lit->second.worker_id != worker_id) continue;
+    lit->second.deadline = std::max(lit->second.deadline, now + lit->second.lease_seconds);
+  }
 }
 
 const char* Scheduler::RefuseReason(const std::string& worker_id, const std::string& identity,

@@ -115,6 +115,8 @@ class Scheduler {
                                        double now);
   std::vector<v1::Lease> OnWorkRequest(const std::string& worker_id, int free_slots, double now);
   v1::NoWork NoWorkReply() const;
+  // Marks the worker alive and renews the deadlines of the leases it names as waiting
+  // (prefetched, not started); leases held by another worker are ignored.
   void OnHeartbeat(const std::string& worker_id, const v1::Heartbeat& hb, double now);
   // Counts the result (once) when it comes from the holder of its lease (see "Who may report").
   // Returns whether it was counted now (false for a duplicate or a refused result); errors are
@@ -146,6 +148,7 @@ class Scheduler {
     int config = -1;  // -1 for a reference lease of a config outside the space
     std::string worker_id;
     double deadline = 0;
+    double lease_seconds = 0;  // the deadline's length; a waiting lease is renewed by this much
     bool reference = false;
   };
   // Who a lease was granted to and for what; kept for every lease this scheduler granted (about

@@ -117,6 +117,30 @@ TEST_F(SchedulerTest, RunsEveryConfigurationToItsRepetitionsWithPinnedValuesMerg
   EXPECT_GE(references, 2);
 }
 
+TEST_F(SchedulerTest, HeartbeatsRenewWaitingLeasesOnly) {
+  Hello("w1", 0);
+  Hello("w2", 0);
+  auto ls = sched_->OnWorkRequest("w1", 2, 0);  // deadlines at 6 s (timeout 5 + grace 1)
+  ASSERT_EQ(ls.size(), 2u);
+  v1::Heartbeat hb;
+  hb.add_lease_ids(ls[0].lease_id());
+  hb.add_lease_ids(ls[1].lease_id());
+  hb.add_waiting_lease_ids(ls[1].lease_id());  // prefetched, not started
+  sched_->OnHeartbeat("w1", hb, 4);            // renews ls[1] to 10 s; ls[0] runs, keeps 6 s
+  sched_->Tick(6.5);
+  EXPECT_EQ(sched_->GetProgress().leases_expired, 1) << "the running lease keeps its deadline";
+  EXPECT_EQ(sched_->GetProgress().busy, 1) << "the waiting lease was renewed";
+  // Another worker cannot renew w1's lease.
+  v1::Heartbeat other;
+  other.add_waiting_lease_ids(ls[1].lease_id());
+  sched_->OnHeartbeat("w2", other, 9);
+  sched_->OnHeartbeat("w1", {}, 9);
+  sched_->Tick(10.5);
+  EXPECT_TRUE(sched_->KnowsWorker("w1"));
+  EXPECT_EQ(sched_->GetProgress().leases_expired, 2);
+  EXPECT_EQ(sched_->GetProgress().busy, 0);
+}
+
 TEST_F(SchedulerTest, SilentWorkerLosesItsLeasesAndLateResultCountsOnce) {
   Hello("w1", 0);
   Hello("w2", 0);

@@ -135,11 +135,15 @@ void CoordinatorServer::Handle(const std::string& rid, const std::string& identi
   Send(rid, Wrap(r, "coordinator"));
 }
 
-void CoordinatorServer::BroadcastShutdown(const std::string& reason) {
+void CoordinatorServer::TellFinished() {
   v1::Envelope e;
-  e.mutable_shutdown()->set_reason(reason);
-  std::string bytes = Wrap(e, "coordinator");
-  for (const auto& id : scheduler_->WorkerIds()) Send(id, bytes);
+  e.mutable_shutdown()->set_reason("sweep finished");
+  std::string bytes;
+  for (const auto& id : scheduler_->WorkerIds()) {
+    if (!told_.insert(id).second) continue;
+    if (bytes.empty()) bytes = Wrap(e, "coordinator");
+    Send(id, bytes);
+  }
 }
 
 Status CoordinatorServer::Serve(const std::atomic<bool>& stop,
@@ -147,6 +151,7 @@ Status CoordinatorServer::Serve(const std::atomic<bool>& stop,
   zmq::pollitem_t items[] = {{static_cast<void*>(*sock_), 0, ZMQ_POLLIN, 0}};
   double last_tick = 0;
   double finished_at = -1;
+  bool finished_unheard = false;  // finished before any worker said hello (a restart)
   while (!stop.load()) {
     try {
       zmq::poll(items, 1, std::chrono::milliseconds(50));
@@ -181,13 +186,17 @@ Status CoordinatorServer::Serve(const std::atomic<bool>& stop,
       last_tick = now;
     }
     if (options_.exit_when_done && scheduler_->Finished()) {
-      // Tell the workers once, then keep serving a bounded while so that executions still
-      // running (a reference, a last retry) can report and be stored before we exit.
+      // Tell every worker once (those that say hello later too), then keep serving a bounded
+      // while so that executions still running (a reference, a last retry) can report and be
+      // stored before we exit.
       if (finished_at < 0) {
         finished_at = now;
-        BroadcastShutdown("sweep finished");
+        finished_unheard = scheduler_->WorkerIds().empty();
       }
-      if (scheduler_->OutstandingLeases() == 0 || now - finished_at > options_.drain_seconds) {
+      TellFinished();
+      const bool unheard = finished_unheard && now - finished_at < options_.unheard_linger_seconds;
+      if ((scheduler_->OutstandingLeases() == 0 && !unheard) ||
+          now - finished_at > options_.drain_seconds) {
         if (scheduler_->OutstandingLeases() > 0) {
           spdlog::warn("coordinator: exiting with {} executions still running on workers",
                        scheduler_->OutstandingLeases());

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "common/status.h"
@@ -37,6 +38,10 @@ struct ServerOptions {
   CurveServerOptions curve;
   bool exit_when_done = false;  // return from Serve once finished and workers were told
   double drain_seconds = 15;    // after finishing, wait this long at most for running leases
+  // A coordinator that finished before any worker said hello (a restart that found every
+  // execution already stored) serves this long, telling every worker that reconnects to stop:
+  // otherwise workers started with --exit-when-finished would wait for it forever.
+  double unheard_linger_seconds = 5;
 };
 
 class CoordinatorServer {
@@ -62,7 +67,9 @@ class CoordinatorServer {
   void Handle(const std::string& routing_id, const std::string& identity, const void* data,
               size_t size, double now);
   void Send(const std::string& routing_id, const std::string& bytes);
-  void BroadcastShutdown(const std::string& reason);
+  // Sends Shutdown("sweep finished") to every known worker not told yet (workers that say hello
+  // after the sweep finished are told on the next call).
+  void TellFinished();
 
   Scheduler* scheduler_;
   ServerOptions options_;
@@ -72,6 +79,7 @@ class CoordinatorServer {
   std::unique_ptr<class ZapAuthenticator> zap_;
   std::string endpoint_;
   int64_t rejected_ = 0;
+  std::set<std::string> told_;  // workers sent Shutdown since the sweep finished
 };
 
 }  // namespace fleetsweep

@@ -140,6 +140,27 @@ struct Contradiction {
   std::string text;
 };
 
+// Warm-state audit of persistent sessions (coordinator/warm_state.h).
+// "untested": no block holds both kinds of execution; "inconclusive": the design cannot reach
+// alpha; "no_difference": p > alpha; "differs": p <= alpha.
+struct WarmStateTest {
+  std::string verdict = "untested";
+  double p_value = 1, min_p = 1;
+  bool exact = false;
+  int blocks = 0, group_a = 0, group_b = 0;  // informative blocks, executions in each group
+  double change = 0;  // median over blocks of (group b mean - group a mean) of log medians, as
+                      // a ratio - 1 (0.1 = group b 10% higher)
+};
+
+struct WarmStateAudit {
+  bool persistent = false;  // some execution ran at a session position > 1
+  int executions = 0;       // executions with a position
+  int max_position = 0;
+  WarmStateTest first_vs_later;  // a = position 1, b = positions >= 2
+  WarmStateTest drift;           // a = early half of positions >= 2, b = late half
+  std::string note;
+};
+
 struct SweepResult {
   std::string sweep;
   std::string metric;
@@ -166,6 +187,7 @@ struct SweepResult {
   bool node_effects_applied = false;
   std::string node_effects_method;  // "all_data" / "none"
   std::string node_effects_note;
+  WarmStateAudit warm_state;
 };
 
 }  // namespace fleetsweep

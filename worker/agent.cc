@@ -298,18 +298,19 @@ class AgentLoop {
     outbox_.Add(d.lease.lease_id(), std::move(bytes), clock_->Now());
   }
 
-  bool WantWork() const {
-    int free_slots =
-        static_cast<int>(slots_.size()) - BusySlots() - static_cast<int>(queued_.size());
-    return conn_.acked() && !finished_ && free_slots > 0;
+  // Leases this agent can take now: one per free slot plus `prefetch` waiting per slot.
+  int Capacity() const {
+    const int slots = static_cast<int>(slots_.size());
+    return slots * (1 + std::max(0, o_.prefetch)) - BusySlots() - static_cast<int>(queued_.size());
   }
+
+  bool WantWork() const { return conn_.acked() && !finished_ && Capacity() > 0; }
 
   void RequestWork() {
     const double now = clock_->Now();
     if (request_pending_ > 0 && now - request_sent_ > kRequestRetrySeconds) request_pending_ = 0;
     if (!WantWork() || request_pending_ > 0 || now < no_work_until_) return;
-    int free_slots =
-        static_cast<int>(slots_.size()) - BusySlots() - static_cast<int>(queued_.size());
+    const int free_slots = Capacity();
     v1::Envelope e;
     e.mutable_work_request()->set_free_slots(free_slots);
     for (const auto& s : slots_) {
@@ -332,7 +333,10 @@ class AgentLoop {
       for (const auto& s : slots_) {
         if (s->busy()) hb->add_lease_ids(s->lease_id());
       }
-      for (const auto& l : queued_) hb->add_lease_ids(l.lease_id());
+      for (const auto& l : queued_) {
+        hb->add_lease_ids(l.lease_id());
+        hb->add_waiting_lease_ids(l.lease_id());
+      }
       hb->set_busy_slots(BusySlots());
       hb->set_free_slots(std::max(
           0, static_cast<int>(slots_.size()) - BusySlots() - static_cast<int>(queued_.size())));

@@ -37,6 +37,10 @@ class WorkerMetrics;
 struct AgentOptions {
   std::string coordinator = "tcp://127.0.0.1:5555";
   int slots = 1;
+  // Leases asked for ahead, per slot: a prefetched lease waits in the agent while its slot runs,
+  // so the next execution starts without a round trip to the coordinator (0: ask only for free
+  // slots). Waiting leases are named in heartbeats; the coordinator renews them.
+  int prefetch = 1;
   std::vector<std::string> devices;  // one per slot (cycled); default 0..slots-1
   std::string device_env = "CUDA_VISIBLE_DEVICES";
   std::string node;                   // default: hostname

@@ -33,6 +33,10 @@ int main(int argc, char** argv) {
   app.add_option("--redis", redis, "result store URL (redis://[user:password@]host:port)");
   app.add_option("--slots", o.slots, "parallel executions (one per GPU)")
       ->check(CLI::Range(1, 1024));
+  app.add_option("--prefetch", o.prefetch,
+                 "leases asked for ahead per slot, so the next execution starts without a "
+                 "round trip (0 = none)")
+      ->check(CLI::Range(0, 16));
   app.add_option("--devices", devices, "comma-separated device ids, one per slot (default 0..N-1)");
   app.add_option("--device-env", o.device_env, "variable that pins a slot to its device");
   app.add_option("--node", o.node, "node name (default: hostname)");

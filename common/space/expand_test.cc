@@ -182,12 +182,12 @@ TEST(ExpandTest, ExampleSpecsCount) {
   ASSERT_TRUE(kernels.ok()) << kernels.status().ToString();
   auto k = CountSpace(*kernels);
   ASSERT_TRUE(k.ok());
-  // Swept: BLOCK_SIZE_M 5 x BLOCK_M 4 x BLOCK_N 4 x NUM_WARPS 3; inert N 2, K 2, GROUP 3; v1 2.
-  EXPECT_EQ(k->after_pinned, 240);
-  EXPECT_EQ(k->after_inert, 480);
-  EXPECT_EQ(k->raw, 480 * 12);
-  // BLOCK_N divides BLOCK_M: 10 of the 16 (M, N) pairs.
-  EXPECT_EQ(k->after_constraint[0], 5u * 10 * 3);
+  // Swept: BLOCK_SIZE_M 5; inert N 2, K 2, GROUP 3 (declared, never multiplied); no constraint.
+  EXPECT_EQ(k->raw, 5 * 12);
+  EXPECT_EQ(k->after_inert, 5);
+  EXPECT_EQ(k->after_pinned, 5);
+  EXPECT_TRUE(k->after_constraint.empty());
+  EXPECT_EQ(k->final_count, 5u);
   auto engine = ParseSpecFile(root + "/examples/bi-v100-engine.yaml");
   ASSERT_TRUE(engine.ok()) << engine.status().ToString();
   auto e = CountSpace(*engine);

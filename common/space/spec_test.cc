@@ -313,7 +313,11 @@ TEST(SpecTest, ExamplesParse) {
   auto kernels = ParseSpecFile(SrcRoot() + "/examples/bi-v100-kernels.yaml");
   ASSERT_TRUE(kernels.ok());
   EXPECT_EQ(kernels->executor_type, "torch");
-  EXPECT_EQ(kernels->FindParam("use_v1")->fate, ParamFate::kPinned);
+  for (const char* name : {"BLOCK_SIZE_M", "BLOCK_SIZE_N", "BLOCK_SIZE_K", "GROUP_SIZE_M"}) {
+    ASSERT_NE(kernels->FindParam(name), nullptr) << name;
+  }
+  EXPECT_EQ(kernels->FindParam("BLOCK_SIZE_M")->fate, ParamFate::kSwept);
+  EXPECT_EQ(kernels->FindParam("GROUP_SIZE_M")->fate, ParamFate::kInert);
   EXPECT_EQ(kernels->FindParam("BLOCK_SIZE_N")->fate, ParamFate::kInert);
   EXPECT_EQ(kernels->FindParam("BLOCK_SIZE_N")->reason,
             "ixformer's vllm_invoke_fused_moe_kernel ignores it");
@@ -321,6 +325,8 @@ TEST(SpecTest, ExamplesParse) {
   auto engine = ParseSpecFile(SrcRoot() + "/examples/bi-v100-engine.yaml");
   ASSERT_TRUE(engine.ok());
   EXPECT_EQ(engine->executor_type, "exec");
+  ASSERT_NE(engine->FindParam("max_model_len"), nullptr);
+  EXPECT_EQ(engine->FindParam("max_model_len")->fate, ParamFate::kPinned);
   EXPECT_EQ(engine->primary_metric().goal, Goal::kMaximize);
   EXPECT_EQ(engine->metrics[1].max_value, 20000.0);
 }

@@ -53,15 +53,18 @@ int Serve(double value, const char* ledger, long sleep_ms) {
   std::fflush(stdout);
   char* buf = nullptr;
   size_t cap = 0;
+  std::string prepared_value;  // VALUE of the prepared execution (the run line names no params)
   while (getline(&buf, &cap, stdin) > 0) {
     std::string line(buf);
     std::string id = Field(line, "attempt_id");
     if (line.find("\"prepare\"") != std::string::npos) {
+      prepared_value = Field(line, "VALUE");
       std::printf("{\"fleetsweep\":\"prepared\",\"attempt_id\":\"%s\"}\n", id.c_str());
     } else {
       if (!AppendLedger(ledger, id)) return 2;
       if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
       std::string v = Field(line, "VALUE");
+      if (v.empty()) v = prepared_value;
       std::printf("{\"type\":\"sample\",\"metric\":\"time_ms\",\"value\":%.17g}\n",
                   v.empty() ? value : std::strtod(v.c_str(), nullptr));
       std::printf("{\"fleetsweep\":\"end\",\"attempt_id\":\"%s\"}\n", id.c_str());

@@ -187,14 +187,14 @@ class Case:
                 "--exit-when-done", "--out", out, "--worker-timeout", "3"] + list(extra)
         return self.spawn(name, argv)
 
-    def start_workers(self, n, port, prefix="w"):
+    def start_workers(self, n, port, prefix="w", extra=()):
         ps = []
         for i in range(n):
             node = "e2e-%s%d" % (prefix, i)
             argv = [os.path.join(BIN, "fleetsweep-worker"), "--coordinator",
                     "tcp://127.0.0.1:%d" % port, "--insecure", "--slots", "1",
                     "--redis", self.redis_url(), "--node", node, "--worker-id", node,
-                    "--exit-when-finished"]
+                    "--exit-when-finished"] + list(extra)
             ps.append(self.spawn(node, argv))
         return ps
 

@@ -141,8 +141,13 @@ def main():
         if drawn["all_points"] != with_results:
             fail("'All' plots %d of %d configurations with results"
                  % (drawn["all_points"], with_results))
-        if with_results > 10 and not 10 <= drawn["top_points"] < with_results:
-            fail("no zoomed view of the top configurations: %s" % drawn)
+        # The zoomed view shows the tied set (at least the top 10); it is drawn when it is a
+        # strict subset of the configurations with results, and never otherwise.
+        best = max(10, len(results.get("tied") or []))  # "tied" holds the best one too
+        if with_results > best and not best <= drawn["top_points"] < with_results:
+            fail("no zoomed view of the top %d configurations: %s" % (best, drawn))
+        if with_results <= best and drawn["top_points"] != -1:
+            fail("a zoomed view that shows every configuration again: %s" % drawn)
         if drawn["labels"] < with_results or drawn["effect_bars"] == 0:
             fail("labels or effect intervals missing: %s" % drawn)
         if results.get("node_effects", {}).get("nodes") and 'id="node-table"' not in dom:

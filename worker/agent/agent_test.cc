@@ -72,7 +72,8 @@ class FakeCoordinator {
     e.mutable_hello_ack()->set_heartbeat_interval_seconds(0.2);
     Send(e);
   }
-  void Lease(const std::string& lease_id, const std::string& model, const std::string& value) {
+  void Lease(const std::string& lease_id, const std::string& model, const std::string& value,
+             const std::string& act = "ok") {
     v1::Envelope e;
     v1::Lease* l = e.mutable_lease();
     l->set_lease_id(lease_id);
@@ -82,7 +83,8 @@ class FakeCoordinator {
     l->set_config_key("K-" + model + "-" + value);
     (*l->mutable_params())["MODEL"] = model;
     (*l->mutable_params())["VALUE"] = value;
-    (*l->mutable_params())["ACT"] = "ok";
+    (*l->mutable_params())["ACT"] = act;
+    if (act == "slow") (*l->mutable_params())["SLEEP_MS"] = "1500";
     Send(e);
   }
   void ResultAck(const std::string& lease_id) {
@@ -115,6 +117,7 @@ TEST(AgentTest, RunsLeasesInAWarmSessionAndNamesItsKey) {
   AgentOptions o;
   o.coordinator = ep;
   o.slots = 1;
+  o.prefetch = 0;  // asks for free slots only (the prefetch test below covers the other case)
   o.worker_id = "w-test";
   std::atomic<bool> stop{false};
   WorkerAgent agent(o);
@@ -163,6 +166,52 @@ TEST(AgentTest, RunsLeasesInAWarmSessionAndNamesItsKey) {
   t.join();
   EXPECT_TRUE(st.ok()) << st.ToString();
   EXPECT_EQ(agent.executions(), 3);
+}
+
+TEST(AgentTest, PrefetchedLeaseWaitsNamedInHeartbeatsAndRunsNext) {
+  std::string ep = Endpoint() + "p";
+  FakeCoordinator coord(ep);
+  AgentOptions o;
+  o.coordinator = ep;
+  o.slots = 1;
+  o.prefetch = 1;
+  o.worker_id = "w-prefetch";
+  std::atomic<bool> stop{false};
+  WorkerAgent agent(o);
+  std::thread t([&] { (void)agent.Run(stop); });
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
+  coord.Ack("c1");
+  auto req = coord.NextOf(v1::Envelope::kWorkRequest);
+  ASSERT_TRUE(req);
+  EXPECT_EQ(req->work_request().free_slots(), 2);  // one to run, one to wait
+  coord.Lease("P1", "m1", "1", "slow");            // runs for 1.5 s
+  coord.Lease("P2", "m1", "2");                    // waits behind it
+  // While P1 runs, heartbeats name P2 as waiting and P1 as held but not waiting.
+  bool named_waiting = false;
+  for (int i = 0; i < 20 && !named_waiting; ++i) {
+    auto hb = coord.NextOf(v1::Envelope::kHeartbeat, 2);
+    ASSERT_TRUE(hb);
+    const v1::Heartbeat& h = hb->heartbeat();
+    if (h.waiting_lease_ids_size() == 0) continue;
+    ASSERT_EQ(h.waiting_lease_ids_size(), 1);
+    EXPECT_EQ(h.waiting_lease_ids(0), "P2");
+    EXPECT_EQ(h.lease_ids_size(), 2);
+    named_waiting = true;
+  }
+  EXPECT_TRUE(named_waiting);
+  auto r1 = coord.NextOf(v1::Envelope::kResult);
+  ASSERT_TRUE(r1);
+  EXPECT_EQ(r1->result().lease_id(), "P1");
+  coord.ResultAck("P1");
+  auto r2 = coord.NextOf(v1::Envelope::kResult);
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(r2->result().lease_id(), "P2");
+  EXPECT_TRUE(r2->result().attempt().ok()) << r2->result().attempt().failure_detail();
+  EXPECT_EQ(Info(r2->result().attempt(), "session.position"), "2");
+  coord.ResultAck("P2");
+  stop = true;
+  t.join();
+  EXPECT_EQ(agent.executions(), 2);
 }
 
 TEST(AgentTest, ServesANewCoordinatorAfterASweepFinished) {
