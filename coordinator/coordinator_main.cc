@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
   app.add_option("--out", o.out_dir, "write results.json/csv here when the sweep finishes");
   app.add_flag("--exit-when-finished,--exit-when-done", o.server.exit_when_done,
                "exit when the sweep is finished (the worker's flag has the same name)");
+  o.server.unheard_linger_seconds = 5;  // a restart that finds the sweep finished tells workers
   app.add_flag(
       "--no-progress", [&](int64_t) { o.progress = false; }, "no progress line");
   app.add_option("--curve-secret-key", secret_key_file, "coordinator's secret key file");

@@ -40,8 +40,9 @@ struct ServerOptions {
   double drain_seconds = 15;    // after finishing, wait this long at most for running leases
   // A coordinator that finished before any worker said hello (a restart that found every
   // execution already stored) serves this long, telling every worker that reconnects to stop:
-  // otherwise workers started with --exit-when-finished would wait for it forever.
-  double unheard_linger_seconds = 5;
+  // otherwise cluster workers started with --exit-when-finished would wait for it forever.
+  // fleetsweep-coordinator sets 5 s; `fleetsweep run` keeps 0 (it stops its own workers).
+  double unheard_linger_seconds = 0;
 };
 
 class CoordinatorServer {
