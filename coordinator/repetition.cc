@@ -7,6 +7,7 @@
 // are clearly apart from the leader stop at stage 1 (or when their CI is tight). The decisions are
 // taken when EVERY configuration has finished stage 1 (a barrier: a configuration at the end of
 // its stage 1 waits, held, until then), so a temporary leader cannot extend the wrong ones.
+#include <algorithm>
 #include <cmath>
 
 #include "coordinator/robust.h"
@@ -70,6 +71,7 @@ void Scheduler::Reopen(int index) {
   c.extended = true;
   if (c.record.state() == v1::CONFIG_STATE_DONE) {
     c.record.set_state(v1::CONFIG_STATE_PENDING);
+    finished_scan_ = std::min(finished_scan_, static_cast<size_t>(index));
     Status s = PersistConfig(index);
     if (!s.ok()) spdlog::warn("store: {}", s.ToString());
   }

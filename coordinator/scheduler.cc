@@ -373,6 +373,21 @@ const char* Scheduler::RefuseReason(const std::string& worker_id, const std::str
   return nullptr;
 }
 
+void Scheduler::StoreAhead(const std::vector<ResultRef>& batch) {
+  std::vector<v1::Attempt> attempts;
+  std::set<std::string> ids;
+  for (const ResultRef& r : batch) {
+    const std::string& id = r.result->attempt().attempt_id();
+    if (RefuseReason(*r.worker_id, *r.identity, *r.result) != nullptr) continue;
+    if (counted_.count(id) || stored_ahead_.count(id) || !ids.insert(id).second) continue;
+    attempts.push_back(r.result->attempt());
+  }
+  if (attempts.size() < 2) return;  // one result: OnResult writes it itself
+  StatusOr<std::vector<bool>> put = store_->PutAttempts(spec_.name, attempts, {});
+  NoteStoreWrite(put.status());
+  if (put.ok()) stored_ahead_.insert(ids.begin(), ids.end());
+}
+
 StatusOr<bool> Scheduler::OnResult(const std::string& worker_id, const v1::Result& result,
                                    double now, const std::string& identity) {
   now_ = now;
@@ -393,9 +408,11 @@ StatusOr<bool> Scheduler::OnResult(const std::string& worker_id, const v1::Resul
   const bool counted_before = counted_.count(a.attempt_id()) > 0;
   if (!counted_before) {
     // Durable first: only a stored attempt is counted.
-    StatusOr<bool> put = store_->PutAttempt(spec_.name, a);
-    NoteStoreWrite(put.status());
-    if (!put.ok()) return put.status();
+    if (stored_ahead_.erase(a.attempt_id()) == 0) {
+      StatusOr<bool> put = store_->PutAttempt(spec_.name, a);
+      NoteStoreWrite(put.status());
+      if (!put.ok()) return put.status();
+    }
     // A worker may have stored it already (cluster mode); counting is by id.
   }
   if (lit != leases_.end()) {
@@ -466,9 +483,12 @@ void Scheduler::Tick(double now) {
 }
 
 bool Scheduler::Finished() const {
-  for (const auto& c : configs_) {
-    auto st = c.record.state();
+  // Called on every wake-up: configurations before finished_scan_ are known finished (only
+  // Reopen takes one back, and moves the mark), so the scan is amortised O(1).
+  while (finished_scan_ < configs_.size()) {
+    auto st = configs_[finished_scan_].record.state();
     if (st != v1::CONFIG_STATE_DONE && st != v1::CONFIG_STATE_INFEASIBLE) return false;
+    ++finished_scan_;
   }
   return true;
 }

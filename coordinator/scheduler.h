@@ -118,6 +118,17 @@ class Scheduler {
   // Marks the worker alive and renews the deadlines of the leases it names as waiting
   // (prefetched, not started); leases held by another worker are ignored.
   void OnHeartbeat(const std::string& worker_id, const v1::Heartbeat& hb, double now);
+  // A result as it arrived, for StoreAhead.
+  struct ResultRef {
+    const std::string* worker_id;
+    const std::string* identity;
+    const v1::Result* result;
+  };
+  // Group commit: makes the attempts of results that arrived together durable in ONE store write
+  // (PutAttempts) before OnResult counts them one by one (it then skips its own write for them).
+  // Only results OnResult would accept and that are not counted yet are written. A failed write
+  // is noted (store back-off) and left to OnResult, which then writes each on its own.
+  void StoreAhead(const std::vector<ResultRef>& batch);
   // Counts the result (once) when it comes from the holder of its lease (see "Who may report").
   // Returns whether it was counted now (false for a duplicate or a refused result); errors are
   // the store's, in which case nothing was counted and the worker should send it again.
@@ -144,6 +155,8 @@ class Scheduler {
   int BestIndex() const;
 
  private:
+  mutable size_t finished_scan_ = 0;    // configs_[0, finished_scan_) are DONE or INFEASIBLE
+  std::set<std::string> stored_ahead_;  // attempt ids written by StoreAhead, not counted yet
   struct LeaseInfo {
     int config = -1;  // -1 for a reference lease of a config outside the space
     std::string worker_id;

@@ -370,6 +370,7 @@ class RefusingStore : public ResultStore {
   }
   StatusOr<bool> PutAttempt(const std::string& s, const v1::Attempt& a) override {
     ++writes_tried;
+    ++attempt_writes;
     if (refuse) return Status::Unavailable("OOM command not allowed when used memory > maxmemory");
     return inner_->PutAttempt(s, a);
   }
@@ -386,6 +387,14 @@ class RefusingStore : public ResultStore {
                                                 int64_t m) override {
     return inner_->ReadEvents(s, f, m);
   }
+  StatusOr<std::vector<bool>> PutAttempts(const std::string& s, const std::vector<v1::Attempt>& a,
+                                          const std::vector<std::string>& e) override {
+    ++batches;
+    batch_attempts += static_cast<int>(a.size());
+    if (refuse) return Status::Unavailable("OOM command not allowed when used memory > maxmemory");
+    return inner_->PutAttempts(s, a, e);
+  }
+  int batches = 0, batch_attempts = 0, attempt_writes = 0;
   Status Flush() override { return inner_->Flush(); }
   std::string Describe() const override { return "refusing:" + inner_->Describe(); }
 
@@ -538,6 +547,76 @@ search: {strategy: )" + strategy +
       EXPECT_EQ(b.size(), 4u);
     }
   }
+}
+
+}  // namespace
+}  // namespace fleetsweep
+
+namespace fleetsweep {
+namespace {
+
+v1::Result ResultFor(const v1::Lease& l, double value) {
+  v1::Result r;
+  r.set_lease_id(l.lease_id());
+  r.set_sweep(l.sweep());
+  r.mutable_attempt()->set_config_key(l.config_key());
+  r.mutable_attempt()->set_attempt_id(l.lease_id());
+  r.mutable_attempt()->set_reference(l.reference());
+  r.mutable_attempt()->set_ok(true);
+  auto* x = r.mutable_attempt()->add_samples();
+  x->set_metric("t");
+  x->set_value(value);
+  return r;
+}
+
+// Group commit (issue 16 item 2): results that arrive together are stored in one batch, then
+// counted one by one without another write; what OnResult would refuse is never stored.
+TEST(SchedulerStoreAhead, StoresAcceptedResultsInOneBatchThenCountsWithoutRewriting) {
+  auto dir = testing::TempDir::Create();
+  ASSERT_TRUE(dir.ok());
+  auto file = FileStore::Open(dir->Join("store"));
+  ASSERT_TRUE(file.ok());
+  RefusingStore store(file->get());
+  auto spec = ParseSpecText(kSpec, "test.yaml");
+  ASSERT_TRUE(spec.ok());
+  Scheduler s(*spec, SchedulerOptions{}, &store);
+  ASSERT_TRUE(s.Init().ok());
+  v1::Hello h;
+  h.mutable_node()->set_slots(4);
+  s.OnHello("w", h, 0);
+  s.OnHello("other", h, 0);
+  auto ls = s.OnWorkRequest("w", 3, 0);
+  ASSERT_EQ(ls.size(), 3u);
+  std::vector<v1::Result> results = {ResultFor(ls[0], 1), ResultFor(ls[1], 2), ResultFor(ls[1], 2),
+                                     ResultFor(ls[2], 3)};
+  const std::string w = "w", other = "other", none;
+  std::vector<Scheduler::ResultRef> batch;
+  for (size_t i = 0; i < results.size(); ++i) {
+    batch.push_back({i == 3 ? &other : &w, &none, &results[i]});  // ls[2] "from" another worker
+  }
+  const int singles_before = store.attempt_writes;
+  s.StoreAhead(batch);
+  EXPECT_EQ(store.batches, 1);
+  EXPECT_EQ(store.batch_attempts, 2) << "the duplicate and the forged result are not written";
+  EXPECT_EQ(*store.CountAttempts("sched"), 2);
+  EXPECT_TRUE(*s.OnResult("w", results[0], 1));
+  EXPECT_TRUE(*s.OnResult("w", results[1], 1));
+  EXPECT_FALSE(*s.OnResult("w", results[2], 1));      // counted once
+  EXPECT_FALSE(*s.OnResult("other", results[3], 1));  // refused
+  EXPECT_EQ(store.attempt_writes, singles_before) << "OnResult did not write them again";
+  // A result without a batch is written by OnResult itself.
+  EXPECT_TRUE(*s.OnResult("w", ResultFor(ls[2], 3), 1));
+  EXPECT_EQ(*store.CountAttempts("sched"), 3);
+  // A refused batch leaves every result to OnResult.
+  auto more = s.OnWorkRequest("w", 2, 2);
+  ASSERT_EQ(more.size(), 2u);
+  std::vector<v1::Result> next = {ResultFor(more[0], 4), ResultFor(more[1], 5)};
+  store.refuse = true;
+  s.StoreAhead({{&w, &none, &next[0]}, {&w, &none, &next[1]}});
+  store.refuse = false;
+  EXPECT_EQ(*store.CountAttempts("sched"), 3);
+  EXPECT_TRUE(*s.OnResult("w", next[0], 3));
+  EXPECT_EQ(*store.CountAttempts("sched"), 4) << "OnResult wrote it after the batch failed";
 }
 
 }  // namespace

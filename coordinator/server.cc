@@ -73,9 +73,42 @@ static std::string PeerIdentity(zmq::message_t& msg, bool curve) {
   }
 }
 
+void CoordinatorServer::HandleReady() {
+  // Everything queued now (bounded), decoded; the results among them stored in one batch (group
+  // commit), then every message handled in arrival order.
+  std::vector<Incoming> batch;
+  for (int i = 0; i < kMaxBatch; ++i) {
+    zmq::message_t id;
+    auto got = sock_->recv(id, zmq::recv_flags::dontwait);
+    if (!got) break;
+    std::vector<zmq::message_t> extra;
+    while (id.more() || (!extra.empty() && extra.back().more())) {
+      zmq::message_t part;
+      (void)sock_->recv(part, zmq::recv_flags::none);
+      extra.push_back(std::move(part));
+      if (!extra.back().more()) break;
+    }
+    if (extra.size() != 1) {
+      ++rejected_;
+      continue;  // a well-behaved DEALER sends exactly one frame
+    }
+    batch.push_back(Incoming{id.to_string(), PeerIdentity(extra[0], options_.curve.enabled),
+                             DecodeEnvelope(extra[0].data(), extra[0].size())});
+  }
+  std::vector<Scheduler::ResultRef> results;
+  for (const Incoming& in : batch) {
+    if (in.envelope.ok() && in.envelope->body_case() == v1::Envelope::kResult &&
+        scheduler_->KnowsWorker(in.routing_id)) {
+      results.push_back({&in.routing_id, &in.identity, &in.envelope->result()});
+    }
+  }
+  scheduler_->StoreAhead(results);
+  const double now = clock_();
+  for (const Incoming& in : batch) Handle(in.routing_id, in.identity, in.envelope, now);
+}
+
 void CoordinatorServer::Handle(const std::string& rid, const std::string& identity,
-                               const void* data, size_t size, double now) {
-  auto decoded = DecodeEnvelope(data, size);
+                               const StatusOr<v1::Envelope>& decoded, double now) {
   if (!decoded.ok()) {
     if (++rejected_ <= 20 || rejected_ % 1000 == 0) {
       spdlog::warn("coordinator: rejected a message from '{}': {}", rid,
@@ -159,26 +192,7 @@ Status CoordinatorServer::Serve(const std::atomic<bool>& stop,
       if (e.num() == EINTR) continue;
       return Status::Internal(std::string("coordinator: poll: ") + e.what());
     }
-    if (items[0].revents & ZMQ_POLLIN) {
-      for (int i = 0; i < 10000; ++i) {
-        zmq::message_t id, payload;
-        auto got = sock_->recv(id, zmq::recv_flags::dontwait);
-        if (!got) break;
-        std::vector<zmq::message_t> extra;
-        while (id.more() || (!extra.empty() && extra.back().more())) {
-          zmq::message_t part;
-          (void)sock_->recv(part, zmq::recv_flags::none);
-          extra.push_back(std::move(part));
-          if (!extra.back().more()) break;
-        }
-        if (extra.size() != 1) {
-          ++rejected_;
-          continue;  // a well-behaved DEALER sends exactly one frame
-        }
-        Handle(id.to_string(), PeerIdentity(extra[0], options_.curve.enabled), extra[0].data(),
-               extra[0].size(), clock_());
-      }
-    }
+    if (items[0].revents & ZMQ_POLLIN) HandleReady();
     const double now = clock_();
     if (now - last_tick >= 0.1) {
       scheduler_->Tick(now);

@@ -65,8 +65,15 @@ class CoordinatorServer {
   int64_t rejected_messages() const { return rejected_; }
 
  private:
-  void Handle(const std::string& routing_id, const std::string& identity, const void* data,
-              size_t size, double now);
+  struct Incoming {
+    std::string routing_id, identity;
+    StatusOr<v1::Envelope> envelope;
+  };
+  static constexpr int kMaxBatch = 10000;  // messages taken per wake-up
+  // Receives what is queued, stores its results as one batch, handles each message in order.
+  void HandleReady();
+  void Handle(const std::string& routing_id, const std::string& identity,
+              const StatusOr<v1::Envelope>& decoded, double now);
   void Send(const std::string& routing_id, const std::string& bytes);
   // Sends Shutdown("sweep finished") to every known worker not told yet (workers that say hello
   // after the sweep finished are told on the next call).

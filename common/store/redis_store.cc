@@ -364,6 +364,34 @@ StatusOr<bool> RedisStore::PutAttempt(const std::string& sweep, const v1::Attemp
   return r[0]->integer == 1;
 }
 
+StatusOr<std::vector<bool>> RedisStore::PutAttempts(const std::string& sweep,
+                                                    const std::vector<v1::Attempt>& attempts,
+                                                    const std::vector<std::string>& events) {
+  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
+  std::vector<Args> cmds;
+  cmds.reserve(attempts.size() + events.size());
+  for (const v1::Attempt& a : attempts) {
+    FS_RETURN_IF_ERROR(CheckAttempt(a));
+    std::optional<v1::Attempt> copy;
+    cmds.push_back(
+        {"HSETNX", AttemptsKey(sweep), AttemptKey(a), Sanitized(a, &copy).SerializeAsString()});
+  }
+  for (const std::string& e : events) {
+    cmds.push_back({"EVAL", kAppendEventLua, "1", EventsKey(sweep), e});
+  }
+  std::vector<bool> fresh;
+  if (cmds.empty()) return fresh;
+  FS_ASSIGN_OR_RETURN(auto r,
+                      Run(cmds, events.empty() ? Retry::kIdempotent : Retry::kOnlyIfNotExecuted));
+  for (size_t i = 0; i < attempts.size(); ++i) {
+    if (r[i]->type != REDIS_REPLY_INTEGER) {
+      return Error(StatusCode::kInternal, "HSETNX: not an integer");
+    }
+    fresh.push_back(r[i]->integer == 1);
+  }
+  return fresh;
+}
+
 StatusOr<std::vector<v1::Attempt>> RedisStore::LoadAttempts(const std::string& sweep) {
   FS_RETURN_IF_ERROR(CheckSweepName(sweep));
   const std::string key = AttemptsKey(sweep);

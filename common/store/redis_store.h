@@ -91,6 +91,11 @@ class RedisStore : public ResultStore {
                     const std::vector<v1::ConfigRecord>& configs) override;
   StatusOr<std::vector<v1::ConfigRecord>> LoadConfigs(const std::string& sweep) override;
   StatusOr<bool> PutAttempt(const std::string& sweep, const v1::Attempt& attempt) override;
+  // One pipeline: HSETNX per attempt, then the events (retried only if not executed, as
+  // AppendEvent).
+  StatusOr<std::vector<bool>> PutAttempts(const std::string& sweep,
+                                          const std::vector<v1::Attempt>& attempts,
+                                          const std::vector<std::string>& events) override;
   StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& sweep) override;
   StatusOr<int64_t> CountAttempts(const std::string& sweep) override;
   Status AppendEvent(const std::string& sweep, const std::string& event_json) override;

@@ -44,6 +44,15 @@ class ResultStore {
   // Stores an attempt idempotently under (attempt.config_key, attempt.attempt_id).
   // Returns true if newly stored, false if that key already existed (nothing changed).
   virtual StatusOr<bool> PutAttempt(const std::string& sweep, const v1::Attempt& attempt) = 0;
+  // Stores attempts (each as PutAttempt: idempotent) and then appends `events`, as ONE batch:
+  // RedisStore sends it as one pipeline (one round trip, one AOF write under appendfsync
+  // always); the default calls PutAttempt and AppendEvent in turn. Returns, per attempt, whether
+  // it was newly stored. Every attempt is checked first: one that PutAttempt would refuse fails
+  // the whole batch (kInvalidArgument) before anything is written. On another error the caller
+  // cannot tell what was written: retrying the batch is safe for attempts (events may repeat).
+  virtual StatusOr<std::vector<bool>> PutAttempts(const std::string& sweep,
+                                                  const std::vector<v1::Attempt>& attempts,
+                                                  const std::vector<std::string>& events);
   // All attempts of the sweep, in no particular order.
   virtual StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& sweep) = 0;
   // Number of stored attempts (cheap).

@@ -229,6 +229,31 @@ TYPED_TEST_P(ResultStoreTest, AttemptIdempotence) {
   EXPECT_EQ(st.LoadConfigs("s")->at(0).params().at("p"), "a\xEF\xBF\xBD");
 }
 
+TYPED_TEST_P(ResultStoreTest, PutAttemptsIsABatchOfPutAttemptAndEvents) {
+  ResultStore& st = this->store();
+  ASSERT_TRUE(*st.PutAttempt("s", MakeAttempt(1)));
+  std::vector<v1::Attempt> batch = {MakeAttempt(2), MakeAttempt(1), MakeAttempt(3)};
+  auto fresh = st.PutAttempts("s", batch, {R"({"e":1})", R"({"e":2})"});
+  ASSERT_TRUE(fresh.ok()) << fresh.status().ToString();
+  EXPECT_EQ(*fresh, (std::vector<bool>{true, false, true}));  // 1 was stored before
+  EXPECT_EQ(*st.CountAttempts("s"), 3);
+  auto events = st.ReadEvents("s", 0, 10);
+  ASSERT_TRUE(events.ok());
+  EXPECT_EQ(*events, (std::vector<std::string>{R"({"e":1})", R"({"e":2})"}));
+  // One bad attempt refuses the whole batch before anything is written.
+  v1::Attempt nan = MakeAttempt(5);
+  nan.add_samples()->set_value(std::nan(""));
+  auto refused = st.PutAttempts("s", {MakeAttempt(4), nan}, {R"({"e":3})"});
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(*st.CountAttempts("s"), 3);
+  EXPECT_EQ(st.ReadEvents("s", 0, 10)->size(), 2u);
+  EXPECT_EQ(st.PutAttempts("bad name", {MakeAttempt(6)}, {}).status().code(),
+            StatusCode::kInvalidArgument);
+  auto empty = st.PutAttempts("s", {}, {});
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE(empty->empty());
+}
+
 TYPED_TEST_P(ResultStoreTest, ManyAttemptsRoundTripExactly) {
   constexpr int kN = 5000;
   std::map<std::string, v1::Attempt> want;
@@ -341,8 +366,9 @@ TYPED_TEST_P(ResultStoreTest, BadSweepNamesRejected) {
 }
 
 REGISTER_TYPED_TEST_SUITE_P(ResultStoreTest, SpecPutGetAndConflictRejected, ConfigsPutReplaceLoad,
-                            AttemptIdempotence, ManyAttemptsRoundTripExactly,
-                            EventsAppendAndReadRanges, ReopenSeesEverything, BadSweepNamesRejected,
+                            AttemptIdempotence, PutAttemptsIsABatchOfPutAttemptAndEvents,
+                            ManyAttemptsRoundTripExactly, EventsAppendAndReadRanges,
+                            ReopenSeesEverything, BadSweepNamesRejected,
                             ListSweepsNamesEverySweepWithASpec);
 
 }  // namespace fleetsweep::store_testing

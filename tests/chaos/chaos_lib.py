@@ -91,7 +91,7 @@ class Redis:
     def start(self):
         self.starts += 1
         argv = [redis_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", self.dir,
-                "--appendonly", "yes", "--appendfsync", "always", "--save", "",
+                "--appendonly", "yes", "--appendfsync", os.environ.get("OBENCH_FSYNC", "always"), "--save", "",
                 "--protected-mode", "no"]
         self.proc = self.procs.start(argv, f"redis{self.starts}")
         deadline = time.time() + 30

@@ -32,34 +32,61 @@ size_t StoreWriter::pending() const {
   return queue_.size() + writing_;
 }
 
+namespace {
+
+std::string EventOf(const v1::Attempt& a) {
+  nlohmann::json ev = {{"type", "attempt"},
+                       {"config_key", a.config_key()},
+                       {"attempt_id", a.attempt_id()},
+                       {"node", a.node()},
+                       {"ok", a.ok()},
+                       {"samples", a.samples_size()},
+                       {"failure", v1::FailureClass_Name(a.failure_class())}};
+  return ev.dump();
+}
+
+}  // namespace
+
+void StoreWriter::WriteBatch(const std::vector<SlotDone>& batch) {
+  // One PutAttempts per sweep in the batch (one Redis round trip each).
+  std::vector<bool> done(batch.size(), false);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    if (done[i]) continue;
+    const std::string& sweep = batch[i].lease.sweep();
+    std::vector<v1::Attempt> attempts;
+    std::vector<std::string> events;
+    for (size_t j = i; j < batch.size(); ++j) {
+      if (done[j] || batch[j].lease.sweep() != sweep) continue;
+      done[j] = true;
+      attempts.push_back(batch[j].attempt);
+      events.push_back(EventOf(batch[j].attempt));
+    }
+    auto put = store_->PutAttempts(sweep, attempts, events);
+    if (!put.ok()) {
+      spdlog::warn("worker: store: {} ({} attempts; the coordinator will store them)",
+                   put.status().message(), attempts.size());
+    }
+  }
+}
+
 void StoreWriter::Loop() {
   while (true) {
-    SlotDone d;
+    std::vector<SlotDone> batch;
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
       if (queue_.empty()) break;  // stopping with nothing left
-      d = std::move(queue_.front());
-      queue_.pop_front();
-      ++writing_;
+      while (!queue_.empty() && batch.size() < kMaxBatch) {
+        batch.push_back(std::move(queue_.front()));
+        queue_.pop_front();
+      }
+      writing_ += batch.size();
     }
-    const v1::Attempt& a = d.attempt;
-    auto put = store_->PutAttempt(d.lease.sweep(), a);
-    if (!put.ok()) {
-      spdlog::warn("worker: store: {} (the coordinator will store it)", put.status().message());
-    } else {
-      nlohmann::json ev = {{"type", "attempt"},
-                           {"config_key", a.config_key()},
-                           {"attempt_id", a.attempt_id()},
-                           {"node", a.node()},
-                           {"ok", a.ok()},
-                           {"samples", a.samples_size()},
-                           {"failure", v1::FailureClass_Name(a.failure_class())}};
-      (void)store_->AppendEvent(d.lease.sweep(), ev.dump());
-    }
-    stored_->Push(std::move(d));
+    WriteBatch(batch);
+    const size_t n = batch.size();
+    for (SlotDone& d : batch) stored_->Push(std::move(d));
     std::lock_guard<std::mutex> lock(mu_);
-    --writing_;
+    writing_ -= n;
   }
 }
 

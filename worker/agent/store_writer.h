@@ -1,6 +1,7 @@
 // StoreWriter: writes finished attempts to the result store (cluster mode) on its own thread, so
-// the agent's loop never blocks on Redis. Each attempt is written idempotently (PutAttempt) and
-// announced on the sweep's event log, then handed back through `stored` (whose notifier wakes the
+// the agent's loop never blocks on Redis. The attempts queued while a write was in flight go in
+// one batch (PutAttempts: one Redis round trip), each written idempotently and announced on the
+// sweep's event log, then handed back through `stored` (whose notifier wakes the
 // loop), which sends the result to the coordinator. A failed write is logged and the result is
 // still handed back: the coordinator stores what it receives.
 //
@@ -13,6 +14,7 @@
 #include <deque>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "common/store/store.h"
 #include "worker/agent/slot.h"
@@ -30,7 +32,9 @@ class StoreWriter {
   size_t pending() const;  // queued or being written
 
  private:
+  static constexpr size_t kMaxBatch = 256;
   void Loop();
+  void WriteBatch(const std::vector<SlotDone>& batch);
 
   ResultStore* store_;
   CompletionQueue* stored_;
