@@ -3,10 +3,16 @@
 // configurations to nodes (with two single-slot workers one configuration ran 30 of 44 times on
 // one node), which confounds configuration with node. Here every lease is chosen among the next
 // kWindow ready configurations by, in order:
-//   1. fewest executions already leased on THIS node (every configuration spreads over nodes),
-//   2. a match with one of the request's open session keys (warm-session affinity, issue 13),
+//   1. a match with one of the request's open session keys (warm-session affinity, issue 13): a
+//      key is only sent when the spec has one (parameters in the command, env or files, or
+//      declared `restart: true`), i.e. when changing it restarts the benchmark (an engine start
+//      can cost minutes), so a slot stays on its key while it has work;
+//   2. fewest executions already leased on THIS node (every configuration spreads over nodes),
 //   3. fewest executions overall (configurations progress together: several time windows each),
 //   4. a seeded random draw (no systematic order).
+// Without session keys (the common case) the order is 2-3-4. With them, a configuration's
+// executions can gather on one node; the reference configuration still runs on every node, so
+// node effects are still estimated and removed.
 // The reference configuration runs first on every node and again after a randomly drawn number
 // of leases around ReferencePeriod(), so it is interleaved through the sweep.
 #include <algorithm>
@@ -59,9 +65,9 @@ int Scheduler::PickConfig(const std::string& node,
         break;
       }
     }
-    const Score score{on_node == c.node_runs.end() ? 0 : on_node->second,
-                      session < sessions->size() ? 0 : 1, c.ok_attempts + c.inflight,
-                      stats::SplitMix64(&draw_state_)};
+    const Score score{session < sessions->size() ? 0 : 1,
+                      on_node == c.node_runs.end() ? 0 : on_node->second,
+                      c.ok_attempts + c.inflight, stats::SplitMix64(&draw_state_)};
     if (best < 0 || score < best_score) {
       best = idx;
       best_score = score;

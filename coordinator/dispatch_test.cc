@@ -106,6 +106,31 @@ TEST(Dispatch, OpenSessionKeysAttractMatchingConfigurations) {
   EXPECT_EQ(models, (std::set<std::string>{"m2", "m3"}));
 }
 
+// A session key that is the whole configuration (an engine restart per key): one slot that
+// always names its open session runs each configuration's executions in one stretch, so the
+// engine starts once per configuration, not once per execution.
+TEST(Dispatch, AffinityKeepsASlotOnItsKeyWhileItHasWork) {
+  Fixture f(Spec("  model: {values: [m1, m2, m3]}\n", "{min: 3, max: 3, target_rel_ci: 0.5}"));
+  f.Hello("n0", 1);
+  stats::Rng rng(1);
+  std::string open, order;
+  int switches = 0;
+  for (int round = 0; round < 100 && !f.sched->Finished(); ++round) {
+    v1::WorkRequest req;
+    req.set_free_slots(1);
+    if (!open.empty()) (*req.add_open_sessions()->mutable_params())["model"] = open;
+    for (auto& l : f.sched->OnWorkRequest("n0", req, 0)) {
+      const std::string m = l.params().at("model");
+      if (!open.empty() && m != open) ++switches;
+      open = m;
+      order += m + " ";
+      f.Answer("n0", l, 10, &rng);
+    }
+  }
+  ASSERT_TRUE(f.sched->Finished());
+  EXPECT_EQ(switches, 2) << order;
+}
+
 // The adaptive stages: two names for one configuration overlap after stage 1, so both run to
 // repetitions.max (the winner test then sees many executions); a configuration 30% slower is
 // clearly apart and stops at repetitions.min.

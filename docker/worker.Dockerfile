@@ -43,12 +43,16 @@ RUN set -eu; mkdir -p /out/bin /out/lib; \
         done; \
         patchelf --set-rpath '$ORIGIN/../lib' "$b"; \
     done; \
-    for l in /out/lib/*; do patchelf --set-rpath '$ORIGIN' "$l"; done
+    for l in /out/lib/*; do patchelf --set-rpath '$ORIGIN' "$l"; done; \
+    cp -r /build/bin/benches /out/bin/benches
+# The benchmark programs (Python harnesses, the fleetsweep_bench helper) ship beside the
+# binaries, where specs name them: {FLEETSWEEP_BIN}/benches/...
 
 FROM ${WORKER_BASE_IMAGE} AS runtime
 COPY --from=builder /out/ /opt/fleetsweep/
 # Fail the build, not the pod, when the base image lacks a library (or its glibc is too old).
 RUN for b in /opt/fleetsweep/bin/*; do \
+        [ -f "$b" ] || continue; \
         if ldd "$b" 2>&1 | grep -Eq 'not found|version .GLIBC'; then ldd "$b"; exit 1; fi; \
         "$b" --help >/dev/null; \
     done

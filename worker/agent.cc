@@ -313,8 +313,8 @@ class AgentLoop {
     const int free_slots = Capacity();
     v1::Envelope e;
     e.mutable_work_request()->set_free_slots(free_slots);
+    // Every open session's key, busy slots' too: a prefetched lease waits for a busy slot.
     for (const auto& s : slots_) {
-      if (s->busy()) continue;
       std::optional<SessionKey> key = s->open_key();
       if (!key || key->params.empty()) continue;
       v1::SessionKey* k = e.mutable_work_request()->add_open_sessions();

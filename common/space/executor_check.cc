@@ -26,7 +26,8 @@ const std::vector<std::string> kExecKeys = {"type", "command", "workdir", "timeo
 const std::vector<std::string> kTorchKeys = {
     "type", "kernel",  "device", "dtype",      "platform", "reps", "warmup",
     "seed", "threads", "shapes", "gpu_shapes", "timeout",  "env",  "session"};
-const std::vector<std::string> kSessionKeys = {"mode", "max_executions", "restart_every_s"};
+const std::vector<std::string> kSessionKeys = {"mode", "max_executions", "restart_every_s",
+                                               "ready_timeout_s"};
 
 // Problems with their position, reported in file order.
 class Problems {
