@@ -214,8 +214,26 @@ void Scheduler::Reevaluate(int index) {
 }
 
 Status Scheduler::PersistConfig(int index) {
+  if (batching_) {
+    dirty_configs_.insert(index);  // written by EndBatch, after the batch's attempts
+    return Status::Ok();
+  }
   Status s = store_->PutConfigs(spec_.name, {configs_[index].record});
   NoteStoreWrite(s);
+  return s;
+}
+
+void Scheduler::BeginBatch() { batching_ = true; }
+
+Status Scheduler::EndBatch() {
+  batching_ = false;
+  if (dirty_configs_.empty()) return Status::Ok();
+  std::vector<v1::ConfigRecord> records;
+  for (int i : dirty_configs_) records.push_back(configs_[i].record);
+  dirty_configs_.clear();
+  Status s = store_->PutConfigs(spec_.name, records);
+  NoteStoreWrite(s);
+  if (!s.ok()) spdlog::warn("store: {}", s.ToString());
   return s;
 }
 

@@ -129,6 +129,12 @@ class Scheduler {
   // Only results OnResult would accept and that are not counted yet are written. A failed write
   // is noted (store back-off) and left to OnResult, which then writes each on its own.
   void StoreAhead(const std::vector<ResultRef>& batch);
+  // Configuration-record writes between BeginBatch and EndBatch are collected and written as one
+  // PutConfigs at EndBatch (a record is derived state: attempts are stored first, and a resumed
+  // sweep recomputes states from them). EndBatch returns the write's status (also noted for the
+  // store back-off and logged).
+  void BeginBatch();
+  Status EndBatch();
   // Counts the result (once) when it comes from the holder of its lease (see "Who may report").
   // Returns whether it was counted now (false for a duplicate or a refused result); errors are
   // the store's, in which case nothing was counted and the worker should send it again.
@@ -155,6 +161,8 @@ class Scheduler {
   int BestIndex() const;
 
  private:
+  bool batching_ = false;
+  std::set<int> dirty_configs_;         // PersistConfig calls deferred to EndBatch
   mutable size_t finished_scan_ = 0;    // configs_[0, finished_scan_) are DONE or INFEASIBLE
   std::set<std::string> stored_ahead_;  // attempt ids written by StoreAhead, not counted yet
   struct LeaseInfo {

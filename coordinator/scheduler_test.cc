@@ -363,6 +363,7 @@ class RefusingStore : public ResultStore {
   }
   StatusOr<std::vector<std::string>> ListSweeps() override { return inner_->ListSweeps(); }
   Status PutConfigs(const std::string& s, const std::vector<v1::ConfigRecord>& c) override {
+    ++config_writes;
     return Write([&] { return inner_->PutConfigs(s, c); });
   }
   StatusOr<std::vector<v1::ConfigRecord>> LoadConfigs(const std::string& s) override {
@@ -394,7 +395,7 @@ class RefusingStore : public ResultStore {
     if (refuse) return Status::Unavailable("OOM command not allowed when used memory > maxmemory");
     return inner_->PutAttempts(s, a, e);
   }
-  int batches = 0, batch_attempts = 0, attempt_writes = 0;
+  int batches = 0, batch_attempts = 0, attempt_writes = 0, config_writes = 0;
   Status Flush() override { return inner_->Flush(); }
   std::string Describe() const override { return "refusing:" + inner_->Describe(); }
 
@@ -617,6 +618,39 @@ TEST(SchedulerStoreAhead, StoresAcceptedResultsInOneBatchThenCountsWithoutRewrit
   EXPECT_EQ(*store.CountAttempts("sched"), 3);
   EXPECT_TRUE(*s.OnResult("w", next[0], 3));
   EXPECT_EQ(*store.CountAttempts("sched"), 4) << "OnResult wrote it after the batch failed";
+}
+
+// Configuration records changed while a batch is handled are written once, at its end.
+TEST(SchedulerStoreAhead, ConfigRecordsOfABatchAreWrittenOnceAtItsEnd) {
+  auto dir = testing::TempDir::Create();
+  ASSERT_TRUE(dir.ok());
+  auto file = FileStore::Open(dir->Join("store"));
+  ASSERT_TRUE(file.ok());
+  RefusingStore store(file->get());
+  auto spec = ParseSpecText(kSpec, "test.yaml");
+  ASSERT_TRUE(spec.ok());
+  Scheduler s(*spec, SchedulerOptions{}, &store);
+  ASSERT_TRUE(s.Init().ok());
+  v1::Hello h;
+  h.mutable_node()->set_slots(8);
+  s.OnHello("w", h, 0);
+  // Two rounds of every configuration (repetitions 2): the second round makes them DONE.
+  int done_before_end = 0;
+  for (int round = 0; round < 2; ++round) {
+    auto ls = s.OnWorkRequest("w", 8, round);
+    s.BeginBatch();
+    const int writes = store.config_writes;
+    for (const auto& l : ls) ASSERT_TRUE(s.OnResult("w", ResultFor(l, 1), round).ok());
+    EXPECT_EQ(store.config_writes, writes) << "no record written inside the batch";
+    ASSERT_TRUE(s.EndBatch().ok());
+    EXPECT_LE(store.config_writes, writes + 1) << "one write at the end";
+    if (round == 1) {
+      auto records = store.LoadConfigs("sched");
+      ASSERT_TRUE(records.ok());
+      for (const auto& r : *records) done_before_end += r.state() == v1::CONFIG_STATE_DONE;
+    }
+  }
+  EXPECT_GT(done_before_end, 0) << "the deferred records reached the store";
 }
 
 }  // namespace

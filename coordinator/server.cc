@@ -102,9 +102,11 @@ void CoordinatorServer::HandleReady() {
       results.push_back({&in.routing_id, &in.identity, &in.envelope->result()});
     }
   }
+  scheduler_->BeginBatch();
   scheduler_->StoreAhead(results);
   const double now = clock_();
   for (const Incoming& in : batch) Handle(in.routing_id, in.identity, in.envelope, now);
+  (void)scheduler_->EndBatch();  // logged and noted by the scheduler
 }
 
 void CoordinatorServer::Handle(const std::string& rid, const std::string& identity,
