@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include "common/store/file_store.h"
@@ -570,22 +572,40 @@ v1::Result ResultFor(const v1::Lease& l, double value) {
   return r;
 }
 
+// A scheduler over a counting (and, on demand, refusing) file store, with workers said hello.
+class SchedulerStoreAhead : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto d = testing::TempDir::Create();
+    ASSERT_TRUE(d.ok());
+    dir_.emplace(std::move(d).value());
+    auto f = FileStore::Open(dir_->Join("store"));
+    ASSERT_TRUE(f.ok());
+    file_ = std::move(f).value();
+    store_ = std::make_unique<RefusingStore>(file_.get());
+    auto spec = ParseSpecText(kSpec, "test.yaml");
+    ASSERT_TRUE(spec.ok());
+    sched_ = std::make_unique<Scheduler>(*spec, SchedulerOptions{}, store_.get());
+    ASSERT_TRUE(sched_->Init().ok());
+  }
+  void Hello(const std::string& worker, int slots) {
+    v1::Hello h;
+    h.mutable_node()->set_slots(slots);
+    sched_->OnHello(worker, h, 0);
+  }
+  std::optional<testing::TempDir> dir_;
+  std::unique_ptr<FileStore> file_;
+  std::unique_ptr<RefusingStore> store_;
+  std::unique_ptr<Scheduler> sched_;
+};
+
 // Group commit (issue 16 item 2): results that arrive together are stored in one batch, then
 // counted one by one without another write; what OnResult would refuse is never stored.
-TEST(SchedulerStoreAhead, StoresAcceptedResultsInOneBatchThenCountsWithoutRewriting) {
-  auto dir = testing::TempDir::Create();
-  ASSERT_TRUE(dir.ok());
-  auto file = FileStore::Open(dir->Join("store"));
-  ASSERT_TRUE(file.ok());
-  RefusingStore store(file->get());
-  auto spec = ParseSpecText(kSpec, "test.yaml");
-  ASSERT_TRUE(spec.ok());
-  Scheduler s(*spec, SchedulerOptions{}, &store);
-  ASSERT_TRUE(s.Init().ok());
-  v1::Hello h;
-  h.mutable_node()->set_slots(4);
-  s.OnHello("w", h, 0);
-  s.OnHello("other", h, 0);
+TEST_F(SchedulerStoreAhead, StoresAcceptedResultsInOneBatchThenCountsWithoutRewriting) {
+  Scheduler& s = *sched_;
+  RefusingStore& store = *store_;
+  Hello("w", 4);
+  Hello("other", 4);
   auto ls = s.OnWorkRequest("w", 3, 0);
   ASSERT_EQ(ls.size(), 3u);
   std::vector<v1::Result> results = {ResultFor(ls[0], 1), ResultFor(ls[1], 2), ResultFor(ls[1], 2),
@@ -621,19 +641,10 @@ TEST(SchedulerStoreAhead, StoresAcceptedResultsInOneBatchThenCountsWithoutRewrit
 }
 
 // Configuration records changed while a batch is handled are written once, at its end.
-TEST(SchedulerStoreAhead, ConfigRecordsOfABatchAreWrittenOnceAtItsEnd) {
-  auto dir = testing::TempDir::Create();
-  ASSERT_TRUE(dir.ok());
-  auto file = FileStore::Open(dir->Join("store"));
-  ASSERT_TRUE(file.ok());
-  RefusingStore store(file->get());
-  auto spec = ParseSpecText(kSpec, "test.yaml");
-  ASSERT_TRUE(spec.ok());
-  Scheduler s(*spec, SchedulerOptions{}, &store);
-  ASSERT_TRUE(s.Init().ok());
-  v1::Hello h;
-  h.mutable_node()->set_slots(8);
-  s.OnHello("w", h, 0);
+TEST_F(SchedulerStoreAhead, ConfigRecordsOfABatchAreWrittenOnceAtItsEnd) {
+  Scheduler& s = *sched_;
+  RefusingStore& store = *store_;
+  Hello("w", 8);
   // Two rounds of every configuration (repetitions 2): the second round makes them DONE.
   int done_before_end = 0;
   for (int round = 0; round < 2; ++round) {
