@@ -585,7 +585,8 @@ class SchedulerStoreAhead : public ::testing::Test {
     store_ = std::make_unique<RefusingStore>(file_.get());
     auto spec = ParseSpecText(kSpec, "test.yaml");
     ASSERT_TRUE(spec.ok());
-    sched_ = std::make_unique<Scheduler>(*spec, SchedulerOptions{}, store_.get());
+    spec_ = std::move(spec).value();  // the scheduler keeps a reference
+    sched_ = std::make_unique<Scheduler>(spec_, SchedulerOptions{}, store_.get());
     ASSERT_TRUE(sched_->Init().ok());
   }
   void Hello(const std::string& worker, int slots) {
@@ -594,6 +595,7 @@ class SchedulerStoreAhead : public ::testing::Test {
     sched_->OnHello(worker, h, 0);
   }
   std::optional<testing::TempDir> dir_;
+  SweepSpec spec_;
   std::unique_ptr<FileStore> file_;
   std::unique_ptr<RefusingStore> store_;
   std::unique_ptr<Scheduler> sched_;
