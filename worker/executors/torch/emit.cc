@@ -14,6 +14,10 @@ nlohmann::ordered_json Number(double v) {
 }  // namespace
 
 void Emitter::Line(const std::string& json) {
+  if (capture_ != nullptr) {
+    capture_->push_back(json);
+    return;
+  }
   std::fputs(json.c_str(), out_);
   std::fputc('\n', out_);
   std::fflush(out_);

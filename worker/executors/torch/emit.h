@@ -7,11 +7,15 @@
 //   {"type":"error","class":"not_implemented","detail":"..."}
 //
 // Every line is flushed at once so that a crash after it cannot lose it. Never throws.
+// In a persistent session (serve.h) the lines of a prepared execution are captured (Capture) and
+// written when its run request arrives, so that `prepare` is answered by `prepared` alone.
 // Thread-safety: not thread-safe; the bench is single-threaded.
 #pragma once
 
 #include <cstdio>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace fleetsweep::torchbench {
 
@@ -26,6 +30,22 @@ enum ExitCode : int {
   kExitWrongResult = 4,     // the check against the reference failed (check line passed=false)
 };
 
+// A failed execution as the bench reports it: the error line (class, detail) and the exit code a
+// one-shot process ends with. exit_code kExitOk means no error.
+struct ExecError {
+  int exit_code = kExitOk;
+  std::string error_class;
+  std::string detail;
+
+  bool ok() const { return exit_code == kExitOk; }
+  static ExecError Invalid(std::string detail) {
+    return {kExitInvalid, "invalid_argument", std::move(detail)};
+  }
+  static ExecError NotImplemented(std::string detail) {
+    return {kExitNotImplemented, "not_implemented", std::move(detail)};
+  }
+};
+
 class Emitter {
  public:
   // Writes to `out` (not owned; stdout by default).
@@ -36,10 +56,17 @@ class Emitter {
   void Check(bool passed, double max_rel_error, double tolerance, const std::string& detail);
   void Info(const std::string& key, const std::string& value);
   void Error(const std::string& error_class, const std::string& detail);
+  void Error(const ExecError& e) { Error(e.error_class, e.detail); }
+  // Writes one already-serialised JSON object (a session control line) as a line.
+  void Json(const std::string& json) { Line(json); }
+
+  // While `sink` is non-null, lines are appended to it instead of being written (not owned).
+  void Capture(std::vector<std::string>* sink) { capture_ = sink; }
 
  private:
   void Line(const std::string& json);
   std::FILE* out_;
+  std::vector<std::string>* capture_ = nullptr;
 };
 
 }  // namespace fleetsweep::torchbench

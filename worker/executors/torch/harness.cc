@@ -268,26 +268,37 @@ std::vector<double> TimeReps(const Env& env, int warmup, int reps, int copies,
   return TimeWithClock(env, reps, copies, warmup, run);
 }
 
-bool EmitPreamble(const Env& env, const ParamReader& params, const ShapeReader& shapes,
-                  const std::string& kernel) {
-  Emitter& out = *env.out;
+bool CheckUnreadShapes(const ShapeReader& shapes, const std::string& kernel, Emitter& out) {
   auto unread = shapes.Unread();
-  if (!unread.empty()) {
-    std::string s;
-    for (const auto& u : unread) s += (s.empty() ? "" : ",") + u;
-    out.Error("invalid_argument", "unknown shape(s) for " + kernel + ": " + s);
-    return false;
-  }
+  if (unread.empty()) return true;
+  std::string s;
+  for (const auto& u : unread) s += (s.empty() ? "" : ",") + u;
+  out.Error("invalid_argument", "unknown shape(s) for " + kernel + ": " + s);
+  return false;
+}
+
+void EmitProcessInfo(const Env& env, const ShapeReader& shapes, const std::string& kernel) {
+  Emitter& out = *env.out;
   out.Info("torch_version", TorchVersionString());
   out.Info("kernel", kernel);
   out.Info("device", env.cuda ? "cuda" : "cpu");
   out.Info("dtype", c10::toString(env.dtype));
   out.Info("platform", env.options->surface.name + " (" + env.options->surface.source + ")");
   out.Info("shapes", shapes.Summary());
+}
+
+void EmitParamInfo(const ParamReader& params, Emitter& out) {
   out.Info("consumed_params", params.ConsumedSummary());
   std::string ignored;
   for (const auto& p : params.Unconsumed()) ignored += (ignored.empty() ? "" : ",") + p;
   out.Info("ignored_params", ignored);
+}
+
+bool EmitPreamble(const Env& env, const ParamReader& params, const ShapeReader& shapes,
+                  const std::string& kernel) {
+  if (!CheckUnreadShapes(shapes, kernel, *env.out)) return false;
+  EmitProcessInfo(env, shapes, kernel);
+  EmitParamInfo(params, *env.out);
   return true;
 }
 
@@ -340,6 +351,44 @@ int RunFloors(const BenchOptions& options, Emitter& out) {
   out.Info("matmul_TFLOPs_median", std::to_string(median(tflops)));
   out.Check(same, 0, 0, "copy destination equals source");
   return same ? kExitOk : kExitWrongResult;
+}
+
+namespace {
+
+// Floors in a persistent session: nothing to cache (no parameters); each run measures afresh.
+class FloorsServer : public ExecutionServer {
+ public:
+  explicit FloorsServer(Emitter& out) : out_(out) {}
+  int Prepare(const BenchOptions& options) override {
+    options_ = options;
+    return kExitOk;
+  }
+  int Run() override {
+    if (!options_) {
+      out_.Error("bad_request", "run without a prepared execution");
+      return kExitInvalid;
+    }
+    const int rc = RunFloors(*options_, out_);
+    if (rc == kExitWrongResult) out_.Error("wrong_result", "copy destination differs from source");
+    return rc;
+  }
+  void Forget() override { options_.reset(); }
+  void DropCaches() override { options_.reset(); }
+
+ private:
+  Emitter& out_;
+  std::optional<BenchOptions> options_;
+};
+
+}  // namespace
+
+std::unique_ptr<ExecutionServer> ServeFloors(const BenchOptions& options, Emitter& out) {
+  Env env;
+  if (!OpenKernel(options, out, &env)) return nullptr;
+  out.Info("torch_version", TorchVersionString());
+  out.Info("kernel", "floors");
+  out.Info("device", env.cuda ? "cuda" : "cpu");
+  return std::make_unique<FloorsServer>(out);
 }
 
 }  // namespace fleetsweep::torchbench

@@ -153,59 +153,76 @@ at::Tensor ReferenceMoe(const MoeInputs& in, const MoeShapes& s, at::ScalarType 
   return out;
 }
 
-}  // namespace
-
-int RunFusedMoe(const BenchOptions& options, Emitter& out) {
-  Env env;
-  std::optional<ShapeReader> opened = OpenKernel(options, out, &env);
-  if (!opened) return kExitInvalid;
-  ShapeReader shapes = std::move(*opened);
-  ParamReader params(options, kSurfaceKernel);
+struct MoeFamily {
+  using Inputs = MoeInputs;
+  static constexpr const char* kName = "fused_moe";
+  static constexpr const char* kSurface = kSurfaceKernel;
   MoeShapes s{};
-  MoeTiling t;
+
   // Defaults: Mixtral-8x7B on cuda; a small model on cpu.
-  Status st = [&]() -> Status {
+  Status ReadShapes(ShapeReader& shapes, const Env& env) {
     FS_ASSIGN_OR_RETURN(s.M, shapes.Get("M", env.cuda ? 1024 : 64));
     FS_ASSIGN_OR_RETURN(s.K, shapes.Get("K", env.cuda ? 4096 : 128));
     FS_ASSIGN_OR_RETURN(s.N, shapes.Get("N", env.cuda ? 14336 : 256));
     FS_ASSIGN_OR_RETURN(s.E, shapes.Get("E", 8));
     FS_ASSIGN_OR_RETURN(s.topk, shapes.Get("topk", 2));
-    FS_ASSIGN_OR_RETURN(t.block_m, params.Int("BLOCK_SIZE_M", 64));
-    FS_ASSIGN_OR_RETURN(t.block_n, params.Int("BLOCK_SIZE_N", 0));
-    FS_ASSIGN_OR_RETURN(t.block_k, params.Int("BLOCK_SIZE_K", 0));
-    FS_ASSIGN_OR_RETURN(t.group_m, params.Int("GROUP_SIZE_M", 0));
-    if (s.topk > s.E) return Status::InvalidArgument("topk > E");
-    if (t.block_m < 1) return Status::InvalidArgument("BLOCK_SIZE_M must be >= 1");
-    if (t.block_n < 0 || t.block_k < 0 || t.group_m < 0) {
-      return Status::InvalidArgument("BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M must be >= 0");
-    }
     return Status::Ok();
-  }();
-  if (!st.ok()) {
-    out.Error("invalid_argument", st.message());
-    return kExitInvalid;
   }
-  const at::ScalarType ref_type = ReferenceType(env.dtype);
-  std::function<MoeInputs(uint64_t)> make = [&](uint64_t) {
-    MoeInputs in;
-    in.x = at::randn({s.M, s.K}, env.F32()).to(env.dtype);
-    in.logits = at::randn({s.M, s.E}, env.F32());
-    in.w1 = (at::randn({s.E, 2 * s.N, s.K}, env.F32()) / std::sqrt(double(s.K))).to(env.dtype);
-    in.w2 = (at::randn({s.E, s.K, s.N}, env.F32()) / std::sqrt(double(s.N))).to(env.dtype);
-    return in;
-  };
-  std::function<at::Tensor(const MoeInputs&)> run = [&](const MoeInputs& in) {
-    return FusedMoe(in, s, t);
-  };
-  std::function<at::Tensor(const MoeInputs&)> reference = [&](const MoeInputs& in) {
-    return ReferenceMoe(in, s, ref_type);
-  };
-  std::function<int64_t(const MoeInputs&)> bytes = [](const MoeInputs& in) {
-    return static_cast<int64_t>(in.x.nbytes() + in.logits.nbytes() + in.w1.nbytes() +
-                                in.w2.nbytes());
-  };
-  out.Info("flops_per_rep", std::to_string(6.0 * s.M * s.topk * s.K * s.N));
-  return RunProtocol<MoeInputs>(env, params, shapes, "fused_moe", make, run, reference, bytes);
+
+  Status CheckShapes() const {
+    if (s.topk > s.E) return Status::InvalidArgument("topk > E");
+    return Status::Ok();
+  }
+
+  ExecError Plan(ParamReader& params, const Env& env, KernelPlan<MoeInputs>* plan) const {
+    MoeTiling t;
+    Status st = [&]() -> Status {
+      FS_ASSIGN_OR_RETURN(t.block_m, params.Int("BLOCK_SIZE_M", 64));
+      FS_ASSIGN_OR_RETURN(t.block_n, params.Int("BLOCK_SIZE_N", 0));
+      FS_ASSIGN_OR_RETURN(t.block_k, params.Int("BLOCK_SIZE_K", 0));
+      FS_ASSIGN_OR_RETURN(t.group_m, params.Int("GROUP_SIZE_M", 0));
+      FS_RETURN_IF_ERROR(CheckShapes());
+      if (t.block_m < 1) return Status::InvalidArgument("BLOCK_SIZE_M must be >= 1");
+      if (t.block_n < 0 || t.block_k < 0 || t.group_m < 0) {
+        return Status::InvalidArgument("BLOCK_SIZE_N, BLOCK_SIZE_K, GROUP_SIZE_M must be >= 0");
+      }
+      return Status::Ok();
+    }();
+    if (!st.ok()) return ExecError::Invalid(st.message());
+    const MoeShapes sh = s;
+    const at::ScalarType ref_type = ReferenceType(env.dtype);
+    plan->kernel = kName;
+    plan->input_key = "";  // inputs and reference depend on the shapes and the seed only
+    plan->make = [env, sh](uint64_t) {
+      MoeInputs in;
+      in.x = at::randn({sh.M, sh.K}, env.F32()).to(env.dtype);
+      in.logits = at::randn({sh.M, sh.E}, env.F32());
+      in.w1 =
+          (at::randn({sh.E, 2 * sh.N, sh.K}, env.F32()) / std::sqrt(double(sh.K))).to(env.dtype);
+      in.w2 = (at::randn({sh.E, sh.K, sh.N}, env.F32()) / std::sqrt(double(sh.N))).to(env.dtype);
+      return in;
+    };
+    plan->run = [sh, t](const MoeInputs& in) { return FusedMoe(in, sh, t); };
+    plan->reference = [sh, ref_type](const MoeInputs& in) {
+      return ReferenceMoe(in, sh, ref_type);
+    };
+    plan->bytes = [](const MoeInputs& in) {
+      return static_cast<int64_t>(in.x.nbytes() + in.logits.nbytes() + in.w1.nbytes() +
+                                  in.w2.nbytes());
+    };
+    env.out->Info("flops_per_rep", std::to_string(6.0 * sh.M * sh.topk * sh.K * sh.N));
+    return ExecError{};
+  }
+};
+
+}  // namespace
+
+int RunFusedMoe(const BenchOptions& options, Emitter& out) {
+  return RunFamily<MoeFamily>(options, out);
+}
+
+std::unique_ptr<ExecutionServer> ServeFusedMoe(const BenchOptions& options, Emitter& out) {
+  return FamilyServer<MoeFamily>::Make(options, out);
 }
 
 }  // namespace fleetsweep::torchbench

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <sstream>
 
 extern char** environ;
@@ -113,6 +114,19 @@ StatusOr<BenchOptions> ParseOptions(int argc, char** argv) {
     if (const char* env = std::getenv("FLEETSWEEP_PLATFORM_SURFACE")) platform = env;
   }
   FS_ASSIGN_OR_RETURN(o.surface, LoadSurface(platform, o.exe_dir));
+  return o;
+}
+
+BenchOptions WithParams(const BenchOptions& base,
+                        const std::map<std::string, std::string>& params) {
+  BenchOptions o = base;
+  for (const auto& [name, value] : params) {
+    const std::string lower = Lower(name);
+    for (auto it = o.params.begin(); it != o.params.end();) {
+      it = it->first != name && Lower(it->first) == lower ? o.params.erase(it) : std::next(it);
+    }
+    o.params[name] = value;
+  }
   return o;
 }
 

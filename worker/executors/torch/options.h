@@ -47,6 +47,11 @@ struct BenchOptions {
 // kNotFound (surface file).
 StatusOr<BenchOptions> ParseOptions(int argc, char** argv);
 
+// `base` with `params` (one persistent-session execution's, serve.h) overriding its parameters;
+// a given name replaces any parameter whose name differs from it only in case (the environment
+// may hold FLEETSWEEP_PARAM_BLOCK_SIZE where the request names block_size).
+BenchOptions WithParams(const BenchOptions& base, const std::map<std::string, std::string>& params);
+
 // "M=64,K=128" (also "M=64 K=128") -> {M:64, K:128}. Errors: kInvalidArgument.
 StatusOr<ShapeMap> ParseShapeList(const std::string& text);
 

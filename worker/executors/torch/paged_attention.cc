@@ -121,75 +121,94 @@ at::Tensor ReferenceAttention(const PaInputs& in, const PaShapes& s, int64_t blo
   return at::stack(outs, 0);
 }
 
-}  // namespace
-
-int RunPagedAttention(const BenchOptions& options, Emitter& out) {
-  Env env;
-  std::optional<ShapeReader> opened = OpenKernel(options, out, &env);
-  if (!opened) return kExitInvalid;
-  ShapeReader shapes = std::move(*opened);
-  ParamReader params(options, kSurfaceKernel);
+struct PagedAttentionFamily {
+  using Inputs = PaInputs;
+  static constexpr const char* kName = "paged_attention";
+  static constexpr const char* kSurface = kSurfaceKernel;
   PaShapes s{};
-  PaParams p;
+
   // Defaults: Llama-3-8B-like decode batch on cuda; a toy one on cpu.
-  Status st = [&]() -> Status {
+  Status ReadShapes(ShapeReader& shapes, const Env& env) {
     FS_ASSIGN_OR_RETURN(s.S, shapes.Get("num_seqs", env.cuda ? 64 : 4));
     FS_ASSIGN_OR_RETURN(s.H, shapes.Get("num_heads", env.cuda ? 32 : 8));
     FS_ASSIGN_OR_RETURN(s.Hkv, shapes.Get("num_kv_heads", env.cuda ? 8 : 2));
     FS_ASSIGN_OR_RETURN(s.D, shapes.Get("head_size", env.cuda ? 128 : 32));
     FS_ASSIGN_OR_RETURN(s.C, shapes.Get("context_len", env.cuda ? 4096 : 200));
-    FS_ASSIGN_OR_RETURN(p.use_v1, params.Bool("use_v1", true));
-    FS_ASSIGN_OR_RETURN(p.block_size, params.Int("block_size", 16));
-    if (!p.use_v1) {  // partition_size is consumed by V2 only
-      FS_ASSIGN_OR_RETURN(p.partition_size, params.Int("partition_size", 512));
-    }
+    return Status::Ok();
+  }
+
+  Status CheckShapes() const {
     if (s.H % s.Hkv != 0)
       return Status::InvalidArgument("num_heads must be a multiple of num_kv_heads");
-    if (p.block_size < 1) return Status::InvalidArgument("block_size must be >= 1");
-    if (!p.use_v1 && (p.partition_size < 1 || p.partition_size % p.block_size != 0)) {
-      return Status::InvalidArgument("partition_size (" + std::to_string(p.partition_size) +
-                                     ") must be a positive multiple of block_size (" +
-                                     std::to_string(p.block_size) + ")");
-    }
     return Status::Ok();
-  }();
-  if (!st.ok()) {
-    out.Error("invalid_argument", st.message());
-    return kExitInvalid;
   }
-  if (!p.use_v1 && !options.surface.Supports(kSurfaceKernel, "v2")) {
-    out.Error("not_implemented", options.surface.NotImplementedDetail(kSurfaceKernel, "v2"));
-    return kExitNotImplemented;
+
+  ExecError Plan(ParamReader& params, const Env& env, KernelPlan<PaInputs>* plan) const {
+    PaParams p;
+    Status st = [&]() -> Status {
+      FS_ASSIGN_OR_RETURN(p.use_v1, params.Bool("use_v1", true));
+      FS_ASSIGN_OR_RETURN(p.block_size, params.Int("block_size", 16));
+      if (!p.use_v1) {  // partition_size is consumed by V2 only
+        FS_ASSIGN_OR_RETURN(p.partition_size, params.Int("partition_size", 512));
+      }
+      FS_RETURN_IF_ERROR(CheckShapes());
+      if (p.block_size < 1) return Status::InvalidArgument("block_size must be >= 1");
+      if (!p.use_v1 && (p.partition_size < 1 || p.partition_size % p.block_size != 0)) {
+        return Status::InvalidArgument("partition_size (" + std::to_string(p.partition_size) +
+                                       ") must be a positive multiple of block_size (" +
+                                       std::to_string(p.block_size) + ")");
+      }
+      return Status::Ok();
+    }();
+    if (!st.ok()) return ExecError::Invalid(st.message());
+    const PlatformSurface& surface = env.options->surface;
+    if (!p.use_v1 && !surface.Supports(kSurfaceKernel, "v2")) {
+      return ExecError::NotImplemented(surface.NotImplementedDetail(kSurfaceKernel, "v2"));
+    }
+    env.out->Info("path", p.use_v1 ? "paged_attention_v1" : "paged_attention_v2");
+    const PaShapes sh = s;
+    const int64_t max_blocks = (sh.C + p.block_size - 1) / p.block_size;
+    const at::ScalarType ref_type = ReferenceType(env.dtype);
+    plan->kernel = kName;
+    // The cache layout and the block table depend on block_size.
+    plan->input_key = "block_size=" + std::to_string(p.block_size);
+    plan->make = [env, sh, p, max_blocks](uint64_t) {
+      PaInputs in;
+      const int64_t nblocks = sh.S * max_blocks;
+      in.q = at::randn({sh.S, sh.H, sh.D}, env.F32()).to(env.dtype);
+      in.k_cache = at::randn({nblocks, p.block_size, sh.Hkv, sh.D}, env.F32()).to(env.dtype);
+      in.v_cache = at::randn({nblocks, p.block_size, sh.Hkv, sh.D}, env.F32()).to(env.dtype);
+      in.block_table = at::randperm(nblocks, env.I64()).view({sh.S, max_blocks});
+      // Context lengths in [C/2, C], the first sequence at C; drawn on the host for the reference.
+      at::Tensor lens =
+          at::randint(sh.C / 2 + 1, sh.C + 1, {sh.S}, at::TensorOptions().dtype(at::kLong));
+      lens[0] = sh.C;
+      in.ctx_host.assign(lens.data_ptr<int64_t>(), lens.data_ptr<int64_t>() + sh.S);
+      in.ctx_lens = lens.to(env.device);
+      return in;
+    };
+    plan->run = [sh, p](const PaInputs& in) {
+      return p.use_v1 ? PagedAttentionV1(in, sh, p) : PagedAttentionV2(in, sh, p);
+    };
+    plan->reference = [sh, p, ref_type](const PaInputs& in) {
+      return ReferenceAttention(in, sh, p.block_size, ref_type);
+    };
+    plan->bytes = [](const PaInputs& in) {
+      return static_cast<int64_t>(in.q.nbytes() + in.k_cache.nbytes() + in.v_cache.nbytes() +
+                                  in.block_table.nbytes());
+    };
+    return ExecError{};
   }
-  out.Info("path", p.use_v1 ? "paged_attention_v1" : "paged_attention_v2");
-  const int64_t max_blocks = (s.C + p.block_size - 1) / p.block_size;
-  const at::ScalarType ref_type = ReferenceType(env.dtype);
-  std::function<PaInputs(uint64_t)> make = [&](uint64_t seed) {
-    PaInputs in;
-    const int64_t nblocks = s.S * max_blocks;
-    in.q = at::randn({s.S, s.H, s.D}, env.F32()).to(env.dtype);
-    in.k_cache = at::randn({nblocks, p.block_size, s.Hkv, s.D}, env.F32()).to(env.dtype);
-    in.v_cache = at::randn({nblocks, p.block_size, s.Hkv, s.D}, env.F32()).to(env.dtype);
-    in.block_table = at::randperm(nblocks, env.I64()).view({s.S, max_blocks});
-    // Context lengths in [C/2, C], the first sequence at C; drawn on the host for the reference.
-    at::Tensor lens =
-        at::randint(s.C / 2 + 1, s.C + 1, {s.S}, at::TensorOptions().dtype(at::kLong));
-    lens[0] = s.C;
-    in.ctx_host.assign(lens.data_ptr<int64_t>(), lens.data_ptr<int64_t>() + s.S);
-    in.ctx_lens = lens.to(env.device);
-    return in;
-  };
-  std::function<at::Tensor(const PaInputs&)> run = [&](const PaInputs& in) {
-    return p.use_v1 ? PagedAttentionV1(in, s, p) : PagedAttentionV2(in, s, p);
-  };
-  std::function<at::Tensor(const PaInputs&)> reference = [&](const PaInputs& in) {
-    return ReferenceAttention(in, s, p.block_size, ref_type);
-  };
-  std::function<int64_t(const PaInputs&)> bytes = [](const PaInputs& in) {
-    return static_cast<int64_t>(in.q.nbytes() + in.k_cache.nbytes() + in.v_cache.nbytes() +
-                                in.block_table.nbytes());
-  };
-  return RunProtocol<PaInputs>(env, params, shapes, "paged_attention", make, run, reference, bytes);
+};
+
+}  // namespace
+
+int RunPagedAttention(const BenchOptions& options, Emitter& out) {
+  return RunFamily<PagedAttentionFamily>(options, out);
+}
+
+std::unique_ptr<ExecutionServer> ServePagedAttention(const BenchOptions& options, Emitter& out) {
+  return FamilyServer<PagedAttentionFamily>::Make(options, out);
 }
 
 }  // namespace fleetsweep::torchbench

@@ -124,17 +124,13 @@ at::Tensor ReferencePrefill(const PpInputs& in, const PpShapes& s, at::ScalarTyp
   return at::stack(outs, 0);
 }
 
-}  // namespace
-
-int RunPrefixPrefill(const BenchOptions& options, Emitter& out) {
-  Env env;
-  std::optional<ShapeReader> opened = OpenKernel(options, out, &env);
-  if (!opened) return kExitInvalid;
-  ShapeReader shapes = std::move(*opened);
-  ParamReader params(options, kSurfaceKernel);
+struct PrefixPrefillFamily {
+  using Inputs = PpInputs;
+  static constexpr const char* kName = "prefix_prefill";
+  static constexpr const char* kSurface = kSurfaceKernel;
   PpShapes s{};
-  PpParams p;
-  Status st = [&]() -> Status {
+
+  Status ReadShapes(ShapeReader& shapes, const Env& env) {
     FS_ASSIGN_OR_RETURN(s.B, shapes.Get("batch", env.cuda ? 4 : 2));
     FS_ASSIGN_OR_RETURN(s.H, shapes.Get("num_heads", env.cuda ? 32 : 4));
     FS_ASSIGN_OR_RETURN(s.Hkv, shapes.Get("num_kv_heads", env.cuda ? 8 : 2));
@@ -142,42 +138,62 @@ int RunPrefixPrefill(const BenchOptions& options, Emitter& out) {
     FS_ASSIGN_OR_RETURN(s.P, shapes.Get("prefix_len", env.cuda ? 2048 : 48));
     FS_ASSIGN_OR_RETURN(s.Q, shapes.Get("query_len", env.cuda ? 512 : 40));
     FS_ASSIGN_OR_RETURN(s.cb, shapes.Get("cache_block", 16));
-    FS_ASSIGN_OR_RETURN(p.block_m, params.Int("BLOCK_M", 64));
-    FS_ASSIGN_OR_RETURN(p.block_n, params.Int("BLOCK_N", 64));
+    return Status::Ok();
+  }
+
+  Status CheckShapes() const {
     if (s.H % s.Hkv != 0)
       return Status::InvalidArgument("num_heads must be a multiple of num_kv_heads");
-    if (p.block_m < 1 || p.block_n < 1)
-      return Status::InvalidArgument("BLOCK_M and BLOCK_N must be >= 1");
     return Status::Ok();
-  }();
-  if (!st.ok()) {
-    out.Error("invalid_argument", st.message());
-    return kExitInvalid;
   }
-  const int64_t nblk = (s.P + s.cb - 1) / s.cb;
-  const at::ScalarType ref_type = ReferenceType(env.dtype);
-  std::function<PpInputs(uint64_t)> make = [&](uint64_t) {
-    PpInputs in;
-    in.q = at::randn({s.B, s.Q, s.H, s.D}, env.F32()).to(env.dtype);
-    in.k = at::randn({s.B, s.Q, s.Hkv, s.D}, env.F32()).to(env.dtype);
-    in.v = at::randn({s.B, s.Q, s.Hkv, s.D}, env.F32()).to(env.dtype);
-    in.k_cache = at::randn({s.B * nblk, s.cb, s.Hkv, s.D}, env.F32()).to(env.dtype);
-    in.v_cache = at::randn({s.B * nblk, s.cb, s.Hkv, s.D}, env.F32()).to(env.dtype);
-    in.block_table = at::randperm(s.B * nblk, env.I64()).view({s.B, nblk});
-    return in;
-  };
-  std::function<at::Tensor(const PpInputs&)> run = [&](const PpInputs& in) {
-    return ContextAttention(in, s, p);
-  };
-  std::function<at::Tensor(const PpInputs&)> reference = [&](const PpInputs& in) {
-    return ReferencePrefill(in, s, ref_type);
-  };
-  std::function<int64_t(const PpInputs&)> bytes = [](const PpInputs& in) {
-    return static_cast<int64_t>(in.q.nbytes() + in.k.nbytes() + in.v.nbytes() +
-                                in.k_cache.nbytes() + in.v_cache.nbytes() +
-                                in.block_table.nbytes());
-  };
-  return RunProtocol<PpInputs>(env, params, shapes, "prefix_prefill", make, run, reference, bytes);
+
+  ExecError Plan(ParamReader& params, const Env& env, KernelPlan<PpInputs>* plan) const {
+    PpParams p;
+    Status st = [&]() -> Status {
+      FS_ASSIGN_OR_RETURN(p.block_m, params.Int("BLOCK_M", 64));
+      FS_ASSIGN_OR_RETURN(p.block_n, params.Int("BLOCK_N", 64));
+      FS_RETURN_IF_ERROR(CheckShapes());
+      if (p.block_m < 1 || p.block_n < 1)
+        return Status::InvalidArgument("BLOCK_M and BLOCK_N must be >= 1");
+      return Status::Ok();
+    }();
+    if (!st.ok()) return ExecError::Invalid(st.message());
+    const PpShapes sh = s;
+    const int64_t nblk = (sh.P + sh.cb - 1) / sh.cb;
+    const at::ScalarType ref_type = ReferenceType(env.dtype);
+    plan->kernel = kName;
+    plan->input_key = "";  // inputs and reference depend on the shapes and the seed only
+    plan->make = [env, sh, nblk](uint64_t) {
+      PpInputs in;
+      in.q = at::randn({sh.B, sh.Q, sh.H, sh.D}, env.F32()).to(env.dtype);
+      in.k = at::randn({sh.B, sh.Q, sh.Hkv, sh.D}, env.F32()).to(env.dtype);
+      in.v = at::randn({sh.B, sh.Q, sh.Hkv, sh.D}, env.F32()).to(env.dtype);
+      in.k_cache = at::randn({sh.B * nblk, sh.cb, sh.Hkv, sh.D}, env.F32()).to(env.dtype);
+      in.v_cache = at::randn({sh.B * nblk, sh.cb, sh.Hkv, sh.D}, env.F32()).to(env.dtype);
+      in.block_table = at::randperm(sh.B * nblk, env.I64()).view({sh.B, nblk});
+      return in;
+    };
+    plan->run = [sh, p](const PpInputs& in) { return ContextAttention(in, sh, p); };
+    plan->reference = [sh, ref_type](const PpInputs& in) {
+      return ReferencePrefill(in, sh, ref_type);
+    };
+    plan->bytes = [](const PpInputs& in) {
+      return static_cast<int64_t>(in.q.nbytes() + in.k.nbytes() + in.v.nbytes() +
+                                  in.k_cache.nbytes() + in.v_cache.nbytes() +
+                                  in.block_table.nbytes());
+    };
+    return ExecError{};
+  }
+};
+
+}  // namespace
+
+int RunPrefixPrefill(const BenchOptions& options, Emitter& out) {
+  return RunFamily<PrefixPrefillFamily>(options, out);
+}
+
+std::unique_ptr<ExecutionServer> ServePrefixPrefill(const BenchOptions& options, Emitter& out) {
+  return FamilyServer<PrefixPrefillFamily>::Make(options, out);
 }
 
 }  // namespace fleetsweep::torchbench

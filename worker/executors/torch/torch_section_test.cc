@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/exec/exec_spec.h"
+
 namespace fleetsweep {
 namespace {
 
@@ -66,6 +68,28 @@ TEST(TorchSection, DefaultsAndNoParamsOnTheCommandLine) {
   EXPECT_EQ(Flag(argv, "--shapes"), "<absent>");
   for (const auto& a : argv) EXPECT_EQ(a.find("--param"), std::string::npos);
   EXPECT_FALSE(YAML::Load(*r)["timeout"]);
+}
+
+TEST(TorchSection, SessionReachesTheExecSection) {
+  auto r = TorchSectionToExecYaml(
+      "type: torch\nkernel: moe\nsession: {mode: persistent, max_executions: 50, "
+      "restart_every_s: 600, ready_timeout_s: 60}\n");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  YAML::Node n = YAML::Load(*r);
+  ASSERT_TRUE(n["session"]) << *r;
+  EXPECT_EQ(n["session"]["mode"].as<std::string>(), "persistent");
+  EXPECT_EQ(n["session"]["max_executions"].as<int>(), 50);
+  EXPECT_EQ(n["session"]["restart_every_s"].as<double>(), 600);
+  EXPECT_EQ(n["session"]["ready_timeout_s"].as<double>(), 60);
+  // The worker's own parser reads it as a persistent section.
+  auto spec = ParseExecSpec(*r);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_TRUE(spec->session.persistent);
+  EXPECT_EQ(spec->session.max_executions, 50);
+  // No session: one-shot, as before.
+  auto plain = ParseExecSpec(*TorchSectionToExecYaml("type: torch\nkernel: moe\n"));
+  ASSERT_TRUE(plain.ok());
+  EXPECT_FALSE(plain->session.persistent);
 }
 
 TEST(TorchSection, RejectsBadSections) {
