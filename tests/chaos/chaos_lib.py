@@ -2,11 +2,13 @@
 
 Every child is started in its own process group and registered with a Procs object; Procs.close()
 (also run at exit and on SIGTERM/SIGINT) SIGKILLs every group it started, so a failing test leaves
-no stray redis-server, coordinator or worker. Loopback only.
+no stray redis-server, coordinator or worker. Loopback only. children_of/in_sleep/kill_child find
+and SIGKILL benchmark processes that workers started (through /proc), by pid.
 """
 import atexit
 import json
 import os
+import platform
 import shutil
 import signal
 import socket
@@ -125,6 +127,68 @@ def read_dump(url, sweep):
         else:
             attempts.append(rec)
     return configs, attempts
+
+
+def _is_child(pid, parents, exe):
+    """True when `pid` lives, its parent pid is in `parents` and it runs `exe` (a realpath)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            stat = f.read()
+        # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        return ppid in parents and os.readlink(f"/proc/{pid}/exe") == exe
+    except (OSError, ValueError, IndexError):
+        return False
+
+
+def children_of(parents, exe):
+    """Pids of the live processes running `exe` whose parent pid is in `parents`."""
+    want = os.path.realpath(exe)
+    return [int(n) for n in os.listdir("/proc") if n.isdigit() and _is_child(n, parents, want)]
+
+
+# nanosleep and clock_nanosleep, for kernels that hide /proc/PID/wchan.
+_SLEEP_SYSCALLS = {"x86_64": {"35", "230"}, "aarch64": {"101", "115"}}
+
+
+def in_sleep(pid):
+    """True when `pid` sleeps in nanosleep (fleetsweep-tiny-bench's --sleep-ms: mid-execution)."""
+    try:
+        with open(f"/proc/{pid}/wchan") as f:
+            if "nanosleep" in f.read():
+                return True
+    except OSError:
+        pass
+    try:
+        with open(f"/proc/{pid}/syscall") as f:
+            return f.read().split()[0] in _SLEEP_SYSCALLS.get(platform.machine(), ())
+    except (OSError, IndexError):
+        return False
+
+
+def kill_child(pid, parents, exe):
+    """SIGKILLs `pid` if it still runs `exe` under a parent in `parents`; True when it did. A
+    pidfd (where the kernel has them) pins the process between the check and the signal, so a
+    reused pid is never hit."""
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return False
+    except (AttributeError, OSError):
+        fd = None
+    try:
+        if not _is_child(pid, parents, os.path.realpath(exe)):
+            return False
+        if fd is None:
+            os.kill(pid, signal.SIGKILL)
+        else:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+        return True
+    except OSError:
+        return False
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def tail(path, n=30):
