@@ -27,14 +27,9 @@ t_start=$(date +%s)
 step() { echo "=== [$(( $(date +%s) - t_start ))s] $*"; }
 
 step "environment and build ($BUILD)"
-# shellcheck disable=SC1091
-source scripts/device-env.sh .devdeps
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv | tee "$OUT/nvidia-smi.txt"
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLEETSWEEP_BUILD_TESTS=OFF \
-  -DFLEETSWEEP_WITH_TORCH=OFF "-DCMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH" > "$OUT/cmake.log" 2>&1 \
-  || { tail -30 "$OUT/cmake.log"; exit 1; }
-timeout 300 cmake --build "$BUILD" --target fleetsweep fleetsweep-worker -j "$(nproc)" > "$OUT/build.log" 2>&1 \
-  || { grep -m 20 -E "error|Error" "$OUT/build.log"; exit 1; }
+# shellcheck source=scripts/gpu-build.sh
+source scripts/gpu-build.sh
+gpu_build OFF fleetsweep fleetsweep-worker
 
 spec() {  # spec MODE FILE: the example with repetitions fixed at 3 and the given session mode
   sed -e 's/^repetitions:.*/repetitions: {min: 3, max: 3, max_failures: 2, deterministic_failures: 1}/' \

@@ -19,14 +19,9 @@ t_start=$(date +%s)
 step() { echo "=== [$(( $(date +%s) - t_start ))s] $*"; }
 
 step "environment and build ($BUILD)"
-# shellcheck disable=SC1091
-source scripts/device-env.sh .devdeps
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,temperature.gpu --format=csv | tee "$OUT/nvidia-smi.txt"
-cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DFLEETSWEEP_BUILD_TESTS=OFF \
-  -DFLEETSWEEP_WITH_TORCH=ON "-DCMAKE_PREFIX_PATH=$CMAKE_PREFIX_PATH" > "$OUT/cmake.log" 2>&1 \
-  || { tail -30 "$OUT/cmake.log"; exit 1; }
-timeout 300 cmake --build "$BUILD" --target fleetsweep fleetsweep-worker fleetsweep-torch-bench \
-  -j "$(nproc)" > "$OUT/build.log" 2>&1 || { grep -m 20 -E "error|Error" "$OUT/build.log"; exit 1; }
+# shellcheck source=scripts/gpu-build.sh
+source scripts/gpu-build.sh
+gpu_build ON fleetsweep fleetsweep-worker fleetsweep-torch-bench
 
 step "persistent session vs one process per execution (bench/torch_session_bench.py)"
 timeout 240 python3 bench/torch_session_bench.py --bench "$BUILD/bin/fleetsweep-torch-bench" \
