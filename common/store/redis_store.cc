@@ -352,29 +352,30 @@ StatusOr<std::vector<v1::ConfigRecord>> RedisStore::LoadConfigs(const std::strin
 }
 
 StatusOr<bool> RedisStore::PutAttempt(const std::string& sweep, const v1::Attempt& attempt) {
-  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
-  FS_RETURN_IF_ERROR(CheckAttempt(attempt));
-  std::optional<v1::Attempt> copy;
-  const v1::Attempt& clean = Sanitized(attempt, &copy);
-  FS_ASSIGN_OR_RETURN(
-      auto r, Run({{"HSETNX", AttemptsKey(sweep), AttemptKey(attempt), clean.SerializeAsString()}},
-                  Retry::kIdempotent));
-  if (r[0]->type != REDIS_REPLY_INTEGER)
-    return Error(StatusCode::kInternal, "HSETNX: not an integer");
-  return r[0]->integer == 1;
+  FS_ASSIGN_OR_RETURN(std::vector<bool> fresh, PutBatch(sweep, {&attempt}, {}));
+  return static_cast<bool>(fresh[0]);
 }
 
 StatusOr<std::vector<bool>> RedisStore::PutAttempts(const std::string& sweep,
                                                     const std::vector<v1::Attempt>& attempts,
                                                     const std::vector<std::string>& events) {
+  std::vector<const v1::Attempt*> refs;
+  refs.reserve(attempts.size());
+  for (const v1::Attempt& a : attempts) refs.push_back(&a);
+  return PutBatch(sweep, refs, events);
+}
+
+StatusOr<std::vector<bool>> RedisStore::PutBatch(const std::string& sweep,
+                                                 const std::vector<const v1::Attempt*>& attempts,
+                                                 const std::vector<std::string>& events) {
   FS_RETURN_IF_ERROR(CheckSweepName(sweep));
   std::vector<Args> cmds;
   cmds.reserve(attempts.size() + events.size());
-  for (const v1::Attempt& a : attempts) {
-    FS_RETURN_IF_ERROR(CheckAttempt(a));
+  for (const v1::Attempt* a : attempts) {
+    FS_RETURN_IF_ERROR(CheckAttempt(*a));
     std::optional<v1::Attempt> copy;
     cmds.push_back(
-        {"HSETNX", AttemptsKey(sweep), AttemptKey(a), Sanitized(a, &copy).SerializeAsString()});
+        {"HSETNX", AttemptsKey(sweep), AttemptKey(*a), Sanitized(*a, &copy).SerializeAsString()});
   }
   for (const std::string& e : events) {
     cmds.push_back({"EVAL", kAppendEventLua, "1", EventsKey(sweep), e});
@@ -418,11 +419,7 @@ StatusOr<int64_t> RedisStore::CountAttempts(const std::string& sweep) {
 }
 
 Status RedisStore::AppendEvent(const std::string& sweep, const std::string& event_json) {
-  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
-  FS_ASSIGN_OR_RETURN(auto r, Run({{"EVAL", kAppendEventLua, "1", EventsKey(sweep), event_json}},
-                                  Retry::kOnlyIfNotExecuted));
-  (void)r;
-  return Status::Ok();
+  return PutBatch(sweep, {}, {event_json}).status();
 }
 
 StatusOr<std::vector<std::string>> RedisStore::ReadEvents(const std::string& sweep, int64_t from,

@@ -91,8 +91,8 @@ class RedisStore : public ResultStore {
                     const std::vector<v1::ConfigRecord>& configs) override;
   StatusOr<std::vector<v1::ConfigRecord>> LoadConfigs(const std::string& sweep) override;
   StatusOr<bool> PutAttempt(const std::string& sweep, const v1::Attempt& attempt) override;
-  // One pipeline: HSETNX per attempt, then the events (retried only if not executed, as
-  // AppendEvent).
+  // One pipeline: HSETNX per attempt, then the events (a batch with events is retried only if
+  // not executed). PutAttempt and AppendEvent are batches of one (PutBatch).
   StatusOr<std::vector<bool>> PutAttempts(const std::string& sweep,
                                           const std::vector<v1::Attempt>& attempts,
                                           const std::vector<std::string>& events) override;
@@ -127,6 +127,11 @@ class RedisStore : public ResultStore {
 
   // Runs `cmds` pipelined, reconnecting/retrying per the policy above; one reply per command.
   StatusOr<std::vector<Reply>> Run(const std::vector<Args>& cmds, Retry retry);
+  // The one write path of attempts and events (PutAttempt, PutAttempts, AppendEvent): checks,
+  // then HSETNX per attempt and EVAL per event in one pipeline. Attempts are not copied.
+  StatusOr<std::vector<bool>> PutBatch(const std::string& sweep,
+                                       const std::vector<const v1::Attempt*>& attempts,
+                                       const std::vector<std::string>& events);
   // One try on the current connection. I/O failures drop the connection.
   Status Pipeline(const std::vector<Args>& cmds, std::vector<Reply>* replies, Failure* failure);
   Status Connect();
