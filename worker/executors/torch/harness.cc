@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "common/space/value.h"
 #include "worker/executors/torch/kernels.h"
 
 namespace fleetsweep::torchbench {
@@ -63,18 +64,12 @@ bool ResolveEnv(const BenchOptions& options, Emitter& out, Env* env) {
 
 namespace {
 
+// FNV-1a 64 as the rest of the project computes it (common/space/value.h), fed incrementally.
 struct Fnv {
-  uint64_t h = 1469598103934665603ull;
-  void Bytes(const void* p, size_t n) {
-    const auto* b = static_cast<const unsigned char*>(p);
-    for (size_t i = 0; i < n; ++i) {
-      h ^= b[i];
-      h *= 1099511628211ull;
-    }
-  }
+  uint64_t h = fleetsweep::Fnv1a64("");
   void Str(const std::string& s) {
-    Bytes(s.data(), s.size());
-    Bytes("\x1f", 1);  // separator: "ab"+"c" != "a"+"bc"
+    h = fleetsweep::Fnv1a64(s, h);
+    h = fleetsweep::Fnv1a64("\x1f", h);  // separator: "ab"+"c" != "a"+"bc"
   }
 };
 
@@ -155,6 +150,11 @@ OpTrace TraceOps(const std::function<void()>& fn) {
   at::removeCallback(handle);
   t_trace = nullptr;
   return OpTrace{fnv.h, t_ops};
+}
+
+void EmitFingerprint(const OpTrace& trace, Emitter& out) {
+  out.Fingerprint(Hex16(trace.hash));
+  out.Info("fingerprint_ops", std::to_string(trace.ops));
 }
 
 std::string Hex16(uint64_t v) {

@@ -53,6 +53,9 @@ struct OpTrace {
 };
 OpTrace TraceOps(const std::function<void()>& fn);
 std::string Hex16(uint64_t v);
+// The fingerprint line (the trace's hash) and the info line fingerprint_ops. Both flows trace the
+// check's launch of this execution's kernel: the operators that ran, once, untimed.
+void EmitFingerprint(const OpTrace& trace, Emitter& out);
 
 struct CheckResult {
   bool passed = false;
@@ -114,8 +117,8 @@ bool EmitPreamble(const Env& env, const ParamReader& params, const ShapeReader& 
                   const std::string& kernel);
 
 // The one-shot flow of every kernel family. Steps: reject unread shapes; info lines; check on
-// fresh inputs (exit 4 when it fails); fingerprint of one untimed run; timed repetitions over
-// rotated copies (one sample each).
+// fresh inputs, its launch traced for the fingerprint (exit 4 when it fails); timed repetitions
+// over rotated copies (one sample each).
 template <class Inputs>
 int RunProtocol(Env& env, ParamReader& params, ShapeReader& shapes,
                 const KernelPlan<Inputs>& plan) {
@@ -123,17 +126,16 @@ int RunProtocol(Env& env, ParamReader& params, ShapeReader& shapes,
   const uint64_t seed = env.options->seed;
   {
     Inputs fresh = MakeInputs(plan, seed ^ kCheckSeedMix);
-    at::Tensor got = plan.run(fresh);
+    at::Tensor got;
+    OpTrace trace = TraceOps([&] { got = plan.run(fresh); });
     at::Tensor want = plan.reference(fresh);
     CheckResult c = Compare(got, want, env.dtype, plan.kernel);
     env.out->Check(c.passed, c.max_rel_error, c.tolerance, c.detail);
     if (!c.passed) return kExitWrongResult;
+    EmitFingerprint(trace, *env.out);
   }
   std::vector<Inputs> copies;
   copies.push_back(MakeInputs(plan, seed));
-  OpTrace trace = TraceOps([&] { plan.run(copies[0]); });
-  env.out->Fingerprint(Hex16(trace.hash));
-  env.out->Info("fingerprint_ops", std::to_string(trace.ops));
   const int n = RotationCopies(env, plan.bytes(copies[0]));
   for (int i = 1; i < n; ++i) copies.push_back(MakeInputs(plan, seed + static_cast<uint64_t>(i)));
   env.out->Info("input_copies",
@@ -239,7 +241,7 @@ class FamilyServer : public ExecutionServer {
   struct Cached {
     Inputs fresh;                // the check's inputs (seed ^ kCheckSeedMix)
     at::Tensor reference;        // reference(fresh)
-    std::vector<Inputs> copies;  // timed inputs (seed + i), copies[0] also traced
+    std::vector<Inputs> copies;  // timed inputs (seed + i)
     int64_t bytes = 0;
     std::string key;  // the plans' input_key
     uint64_t used = 0;
@@ -283,15 +285,15 @@ class FamilyServer : public ExecutionServer {
     out_.Info("input_cache", std::string(hit ? "hit" : "miss") +
                                  (retried_after_oom_ ? " (rebuilt after out of memory)" : ""));
     retried_after_oom_ = false;
-    CheckResult r = Compare(plan.run(c.fresh), c.reference, env_.dtype, plan.kernel);
+    at::Tensor got;
+    OpTrace trace = TraceOps([&] { got = plan.run(c.fresh); });
+    CheckResult r = Compare(got, c.reference, env_.dtype, plan.kernel);
     out_.Check(r.passed, r.max_rel_error, r.tolerance, r.detail);
     if (!r.passed) {
       out_.Error("wrong_result", r.detail);
       return kExitWrongResult;
     }
-    OpTrace trace = TraceOps([&] { plan.run(c.copies[0]); });
-    out_.Fingerprint(Hex16(trace.hash));
-    out_.Info("fingerprint_ops", std::to_string(trace.ops));
+    EmitFingerprint(trace, out_);
     Synchronize(env_);
     out_.Info("prepare_ms", std::to_string(std::chrono::duration<double, std::milli>(
                                                std::chrono::steady_clock::now() - t0)
