@@ -9,6 +9,7 @@
 #include "common/space/expand.h"
 #include "common/stats/bootstrap.h"
 #include "common/store/store_checks.h"
+#include "common/wire/wire.h"
 #include "coordinator/robust.h"
 #include "spdlog/spdlog.h"
 
@@ -274,6 +275,7 @@ v1::Lease Scheduler::MakeLease(int index, const std::string& worker_id, bool ref
   info.worker_id = worker_id;
   info.deadline = now + lease.deadline_seconds();
   info.lease_seconds = lease.deadline_seconds();
+  info.granted_at = now;
   info.reference = reference;
   leases_[lease.lease_id()] = info;
   WorkerInfo& holder = workers_[worker_id];
@@ -303,11 +305,15 @@ void Scheduler::OnHeartbeat(const std::string& worker_id, const v1::Heartbeat& h
   if (wit == workers_.end()) return;
   wit->second.last_seen = now;
   // A prefetched lease waits behind running executions: its holder renews it by naming it. A
-  // running lease is not renewed (its deadline is the backstop against a hung slot).
+  // running lease is not renewed (its deadline is the backstop against a hung slot). Renewal is
+  // capped: an honest slot starts a waiting lease within (kMaxPrefetchPerSlot + 1) lease lengths
+  // of its grant, so a worker that names a lease as waiting forever loses it then.
   for (const std::string& id : hb.waiting_lease_ids()) {
     auto lit = leases_.find(id);
     if (lit == leases_.end() || lit->second.worker_id != worker_id) continue;
-    lit->second.deadline = std::max(lit->second.deadline, now + lit->second.lease_seconds);
+    LeaseInfo& l = lit->second;
+    const double cap = l.granted_at + (kMaxPrefetchPerSlot + 1) * l.lease_seconds;
+    l.deadline = std::max(l.deadline, std::min(now + l.lease_seconds, cap));
   }
 }
 

@@ -116,7 +116,8 @@ class Scheduler {
   std::vector<v1::Lease> OnWorkRequest(const std::string& worker_id, int free_slots, double now);
   v1::NoWork NoWorkReply() const;
   // Marks the worker alive and renews the deadlines of the leases it names as waiting
-  // (prefetched, not started); leases held by another worker are ignored.
+  // (prefetched, not started), up to (kMaxPrefetchPerSlot + 1) lease lengths after the grant;
+  // leases held by another worker are ignored.
   void OnHeartbeat(const std::string& worker_id, const v1::Heartbeat& hb, double now);
   // A result as it arrived, for StoreAhead.
   struct ResultRef {
@@ -170,6 +171,7 @@ class Scheduler {
     std::string worker_id;
     double deadline = 0;
     double lease_seconds = 0;  // the deadline's length; a waiting lease is renewed by this much
+    double granted_at = 0;     // renewals stop (kMaxPrefetchPerSlot + 1) lease lengths after it
     bool reference = false;
   };
   // Who a lease was granted to and for what; kept for every lease this scheduler granted (about

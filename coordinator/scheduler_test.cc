@@ -8,6 +8,7 @@
 #include <set>
 
 #include "common/store/file_store.h"
+#include "common/wire/wire.h"
 #include "tests/support/temp_dir.h"
 
 namespace fleetsweep {
@@ -141,6 +142,28 @@ TEST_F(SchedulerTest, HeartbeatsRenewWaitingLeasesOnly) {
   EXPECT_TRUE(sched_->KnowsWorker("w1"));
   EXPECT_EQ(sched_->GetProgress().leases_expired, 2);
   EXPECT_EQ(sched_->GetProgress().busy, 0);
+}
+
+TEST_F(SchedulerTest, AWaitingLeaseIsRenewedOnlyForABoundedTime) {
+  Hello("w1", 0);
+  auto ls = sched_->OnWorkRequest("w1", 1, 0);  // lease length 6 s (timeout 5 + grace 1)
+  ASSERT_EQ(ls.size(), 1u);
+  const double length = 6;
+  const double cap = (kMaxPrefetchPerSlot + 1) * length;
+  v1::Heartbeat hb;
+  hb.add_waiting_lease_ids(ls[0].lease_id());
+  // Named as waiting every second, forever: renewed up to the cap, then it expires.
+  double t = 1;
+  for (; t < cap - 1; t += 1) {
+    sched_->OnHeartbeat("w1", hb, t);
+    sched_->Tick(t + 0.5);
+    ASSERT_EQ(sched_->GetProgress().leases_expired, 0) << "renewed at t=" << t;
+  }
+  for (; t < cap + 2 * length; t += 1) {
+    sched_->OnHeartbeat("w1", hb, t);
+    sched_->Tick(t + 0.5);
+  }
+  EXPECT_EQ(sched_->GetProgress().leases_expired, 1) << "renewals stop at " << cap << " s";
 }
 
 TEST_F(SchedulerTest, SilentWorkerLosesItsLeasesAndLateResultCountsOnce) {

@@ -12,6 +12,7 @@
 #include "common/metrics/worker_metrics.h"
 #include "common/store/store.h"
 #include "common/util/keys.h"
+#include "common/wire/wire.h"
 #include "spdlog/spdlog.h"
 #include "worker/agent.h"
 
@@ -36,7 +37,7 @@ int main(int argc, char** argv) {
   app.add_option("--prefetch", o.prefetch,
                  "leases asked for ahead per slot, so the next execution starts without a "
                  "round trip (0 = none)")
-      ->check(CLI::Range(0, 16));
+      ->check(CLI::Range(0, kMaxPrefetchPerSlot));
   app.add_option("--devices", devices, "comma-separated device ids, one per slot (default 0..N-1)");
   app.add_option("--device-env", o.device_env, "variable that pins a slot to its device");
   app.add_option("--node", o.node, "node name (default: hostname)");
