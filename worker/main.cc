@@ -15,6 +15,7 @@
 #include "common/wire/wire.h"
 #include "spdlog/spdlog.h"
 #include "worker/agent.h"
+#include "worker/executors/confine.h"
 
 namespace {
 std::atomic<bool> g_stop{false};
@@ -150,6 +151,7 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   WorkerAgent agent(o);
   Status s = agent.Run(g_stop);
+  RemoveDefaultScratchRoot();  // executions are over (the agent joined its slots)
   if (!s.ok()) {
     std::cerr << "fleetsweep-worker: " << s.message() << "\n";
     return 1;

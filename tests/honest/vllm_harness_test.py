@@ -6,7 +6,8 @@ the engine is started once per session, not per execution (the fake logs every s
 execution reports vLLM's throughput and latency figures as samples and the engine's own logged
 arguments as the fingerprint (max_num_seqs injected: fingerprints differ), the toy model's
 ordering comes out (more sequences, more throughput), the p99_e2el_ms bound is enforced, and no
-server outlives the sweep. Then the same spec one-shot: one engine start per execution. Exit 77
+server outlives the sweep, and neither the worker's scratch root nor the harness's fs-vllm-*
+directories are left behind. Then the same spec one-shot: one engine start per execution. Exit 77
 when the binaries are missing."""
 import json
 import os
@@ -58,9 +59,12 @@ def sweep(tmp, mode):
     with open(spec, "w") as f:
         f.write(SPEC % dict(mode=mode, fake=FAKE, port=free_port(), log=log))
     out = os.path.join(tmp, "out-" + mode)
+    # TMPDIR inside the test's dir: what the workers and the harness leave there is checked.
+    env = dict(os.environ, TMPDIR=os.path.join(tmp, "tmpdir"))
+    os.makedirs(env["TMPDIR"], exist_ok=True)
     p = subprocess.run([os.path.join(BIN, "fleetsweep"), "run", spec, "--workers", "1",
                         "--out", out], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                       text=True, timeout=150)
+                       text=True, timeout=150, env=env)
     with open(os.path.join(out, "results.json")) as f:
         r = json.load(f)
     starts = []
@@ -82,11 +86,27 @@ def check_no_server_left(starts):
                 fail("fake vllm serve %d outlived the sweep" % pid)
 
 
+def system_vllm_dirs():
+    base = tempfile.gettempdir()
+    return {d for d in os.listdir(base) if d.startswith("fs-vllm-")}
+
+
+def check_no_dirs_left(tmp, before):
+    """The worker's default scratch root and the harness's fs-vllm-* dirs are removed."""
+    left = sorted(system_vllm_dirs() - before)
+    for dirpath, dirnames, _ in os.walk(tmp):
+        left += [os.path.join(dirpath, d) for d in dirnames
+                 if d.startswith(("fs-vllm-", "fleetsweep-scratch-"))]
+    if left:
+        fail("left behind after the sweep: %s" % left)
+
+
 def main():
     if not os.access(os.path.join(BIN, "fleetsweep"), os.X_OK) or \
             not os.path.exists(os.path.join(BIN, "benches", "vllm", "vllm_engine_bench.py")):
         print("skip: fleetsweep or the installed vLLM harness is missing")
         return 77
+    before = system_vllm_dirs()
     with tempfile.TemporaryDirectory(prefix="honest-vllm-harness-") as tmp:
         rc, text, r, starts = sweep(tmp, "persistent")
         if rc != 0:
@@ -120,6 +140,7 @@ def main():
         if r["warm_state"]["max_position"] < 2:
             fail("no execution ran in a warm session: %s" % r["warm_state"])
         check_no_server_left(starts)
+        check_no_dirs_left(tmp, before)
 
         rc, text, r, starts = sweep(tmp, "one-shot")
         if rc != 0:
@@ -128,6 +149,7 @@ def main():
         if executions != 9 or len(starts) != executions:
             fail("one-shot: %d engine starts for %d executions" % (len(starts), executions))
         check_no_server_left(starts)
+        check_no_dirs_left(tmp, before)
     print("ok: persistent 3 configurations x 3 executions served by fewer engine starts than "
           "executions; one-shot one start per execution")
     return 0

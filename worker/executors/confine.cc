@@ -43,23 +43,50 @@ bool Inside(const std::string& root, const std::string& path) {
   return path.compare(0, prefix.size(), prefix) == 0;
 }
 
-}  // namespace
-
-StatusOr<std::string> PrepareScratchRoot(const std::string& configured) {
-  static std::mutex mu;
-  static std::string default_root;
-  std::string dir = configured;
-  if (dir.empty()) {
-    std::lock_guard<std::mutex> lock(mu);
-    if (default_root.empty()) {
+// The default scratch root: made once per process, removed (recursively) by
+// RemoveDefaultScratchRoot or when the process exits normally (static destruction), only by the
+// process that made it (a forked child that calls exit() leaves it alone).
+class DefaultRoot {
+ public:
+  ~DefaultRoot() { Remove(); }
+  StatusOr<std::string> Get() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (path_.empty()) {
       const char* tmp = getenv("TMPDIR");
       std::string tmpl = std::string(tmp && *tmp ? tmp : "/tmp") + "/fleetsweep-scratch-XXXXXX";
       if (mkdtemp(tmpl.data()) == nullptr) {
         return Status::Internal(Errno("cannot make a scratch root " + tmpl));
       }
-      default_root = tmpl;
+      path_ = tmpl;
+      owner_ = getpid();
     }
-    dir = default_root;
+    return path_;
+  }
+  void Remove() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (path_.empty() || owner_ != getpid()) return;
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+    path_.clear();
+  }
+
+ private:
+  std::mutex mu_;
+  std::string path_;
+  pid_t owner_ = -1;
+};
+
+DefaultRoot& TheDefaultRoot() {
+  static DefaultRoot root;
+  return root;
+}
+
+}  // namespace
+
+StatusOr<std::string> PrepareScratchRoot(const std::string& configured) {
+  std::string dir = configured;
+  if (dir.empty()) {
+    FS_ASSIGN_OR_RETURN(dir, TheDefaultRoot().Get());
   }
   std::error_code ec;
   if (!fs::exists(dir, ec)) {
@@ -73,6 +100,8 @@ StatusOr<std::string> PrepareScratchRoot(const std::string& configured) {
   free(real);
   return out;
 }
+
+void RemoveDefaultScratchRoot() { TheDefaultRoot().Remove(); }
 
 StatusOr<std::string> ConfinePath(const std::string& root, const std::string& base,
                                   const std::string& path) {

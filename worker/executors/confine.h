@@ -10,7 +10,7 @@
 //
 // Errors are kFailedPrecondition with a message naming the path as written, where it resolves, and
 // the scratch root; I/O errors are kInternal naming the path. Free functions, no state except
-// DefaultScratchRoot's once-per-process directory; thread-safe.
+// the default scratch root's once-per-process directory; thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -24,6 +24,12 @@ namespace fleetsweep {
 // or, when empty, a private directory made once per process (mkdtemp, mode 0700, under $TMPDIR or
 // /tmp, "fleetsweep-scratch-XXXXXX"). Returns its canonical path (symlinks resolved).
 StatusOr<std::string> PrepareScratchRoot(const std::string& configured);
+
+// Removes the default scratch root (recursively) if this process made one; a configured root is
+// never touched. The next PrepareScratchRoot("") makes a new one. Also done when the process
+// exits normally (return from main, exit()); not after SIGKILL. Call it only when no execution
+// is running. Never fails (errors are ignored).
+void RemoveDefaultScratchRoot();
 
 // `path` (absolute, or relative to `base`) resolved as described above; need not exist. OK only
 // when the result is `root` itself or inside it. `root` must be canonical (PrepareScratchRoot).

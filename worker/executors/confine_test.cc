@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -40,6 +42,31 @@ TEST_F(ConfineTest, NewRootIsPrivateAndCanonical) {
   EXPECT_EQ(*PrepareScratchRoot(""), *fresh) << "one default root per process";
   ASSERT_EQ(stat(fresh->c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 0777, 0700u);
+}
+
+TEST_F(ConfineTest, OnlyTheDefaultRootThisProcessMadeIsRemoved) {
+  auto made = PrepareScratchRoot("");
+  ASSERT_TRUE(made.ok());
+  std::ofstream(*made + "/left-behind") << "x";
+  std::ofstream(root_ + "/kept") << "x";
+  // A forked child that exits normally leaves its parent's default root alone.
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    RemoveDefaultScratchRoot();
+    _exit(fs::exists(*made) ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(pid, &status, 0), pid);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child removed the root";
+
+  RemoveDefaultScratchRoot();
+  EXPECT_FALSE(fs::exists(*made)) << "the default root outlived RemoveDefaultScratchRoot";
+  EXPECT_TRUE(fs::exists(root_ + "/kept")) << "a configured root was touched";
+  auto again = PrepareScratchRoot("");
+  ASSERT_TRUE(again.ok());
+  EXPECT_TRUE(fs::is_directory(*again)) << "no new default root after a removal";
+  RemoveDefaultScratchRoot();
 }
 
 TEST_F(ConfineTest, RelativeAndAbsolutePathsInsideAreAccepted) {

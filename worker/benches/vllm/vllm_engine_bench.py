@@ -25,6 +25,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -66,7 +67,9 @@ class Engine:
 
     def __init__(self, a):
         self.a = a
-        self.dir = tempfile.mkdtemp(prefix="fs-vllm-")
+        # Its log and result files live in the execution's workdir (inside the worker's scratch
+        # root, removed by the worker), and are removed by stop() as well.
+        self.dir = tempfile.mkdtemp(prefix="fs-vllm-", dir=os.getcwd())
         self.log_path = os.path.join(self.dir, "server.log")
         chunked = "--enable-chunked-prefill" if a.enable_chunked_prefill == "true" else \
             "--no-enable-chunked-prefill"
@@ -79,6 +82,8 @@ class Engine:
                                            stderr=subprocess.STDOUT,
                                            start_new_session=True)
         atexit.register(self.stop)
+        # SIGTERM (the worker ending the session) runs the atexit handlers too.
+        signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
         self.wait_healthy()
         self.fingerprint = self.read_fingerprint()
 
@@ -113,6 +118,12 @@ class Engine:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def stop(self):
+        try:
+            self.stop_server()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def stop_server(self):
         if self.server.poll() is not None:
             return
         try:
