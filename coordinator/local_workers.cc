@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,9 +38,14 @@ Status LocalWorkers::Start(int i) {
       options_.devices.empty() ? std::to_string(i) : options_.devices[i % options_.devices.size()]};
   for (const auto& a : options_.extra_args) args.push_back(a);
   std::string log = options_.log_dir + "/worker-" + std::to_string(i) + ".log";
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid < 0) return Status::Internal(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    // Die with the parent (SIGTERM: the worker's normal shutdown, which cancels its executions):
+    // a SIGKILLed `fleetsweep run` leaves no worker behind. A parent that died before prctl is
+    // caught by the getppid check.
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(0);
     int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
       dup2(fd, 1);

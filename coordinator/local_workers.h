@@ -1,7 +1,10 @@
 // LocalWorkers: starts and supervises N `fleetsweep-worker` processes on this machine for
 // `fleetsweep run`. A worker that dies before the sweep is finished is restarted (at most
 // `max_restarts` times in all) and the event is logged; its leases come back through the
-// coordinator's worker timeout. Each worker's output goes to LOG_DIR/worker-I.log.
+// coordinator's worker timeout. Each worker's output goes to LOG_DIR/worker-I.log. Workers die
+// with this process: each gets SIGTERM when the thread that started it exits (PR_SET_PDEATHSIG;
+// start them from the thread that lives as long as the sweep), so a SIGKILLed `fleetsweep run`
+// leaves no worker and, through the worker's shutdown, no benchmark behind.
 //
 // Not thread-safe; call from the coordinator's serving thread (on_tick).
 #pragma once

@@ -145,6 +145,8 @@ void CoordinatorServer::Handle(const std::string& rid, const std::string& identi
     case v1::Envelope::kHeartbeat:
       if (!scheduler_->KnowsWorker(rid)) break;
       scheduler_->OnHeartbeat(rid, in.heartbeat(), now);
+      out.mutable_heartbeat_ack();  // the worker's give-up clock counts from what it hears
+      Send(rid, Wrap(out, "coordinator"));
       return;
     case v1::Envelope::kResult: {
       if (!scheduler_->KnowsWorker(rid)) break;  // no results without a hello

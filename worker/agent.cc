@@ -14,6 +14,7 @@
 #include "common/space/spec.h"
 #include "common/wire/wire.h"
 #include "spdlog/spdlog.h"
+#include "worker/agent/give_up.h"
 #include "worker/agent/result_outbox.h"
 #include "worker/agent/slot.h"
 #include "worker/agent/store_writer.h"
@@ -89,7 +90,7 @@ class AgentLoop {
         clock_(clock),
         conn_(ctx, ConnectionOptions{o.coordinator, o.worker_id, o.curve, MakeNodeInfo(o)}, clock),
         observer_(o.metrics, o.node),
-        started_(clock->Now()) {
+        give_up_(o.give_up_after_seconds, clock->Now()) {
     for (int i = 0; i < o.slots; ++i) {
       slots_.push_back(std::make_unique<Slot>(i, o.devices[i % o.devices.size()], &gates_, &done_));
     }
@@ -100,9 +101,9 @@ class AgentLoop {
     FS_RETURN_IF_ERROR(conn_.Open());
     while (!stop.load()) {
       if (ShouldExit()) break;
-      if (GaveUp()) {
-        return Status::Unavailable("worker: no answer from coordinator " + o_.coordinator +
-                                   " within " + Value(o_.give_up_after_seconds).ToString() + " s");
+      if (give_up_.Expired(clock_->Now())) {
+        return Status::Unavailable("worker: nothing heard from coordinator " + o_.coordinator +
+                                   " for " + Value(o_.give_up_after_seconds).ToString() + " s");
       }
       FS_RETURN_IF_ERROR(Wait());
       while (auto env = conn_.Receive()) Handle(*env);
@@ -136,11 +137,6 @@ class AgentLoop {
     return true;
   }
 
-  bool GaveUp() const {
-    return !conn_.acked() && o_.give_up_after_seconds > 0 &&
-           clock_->Now() - std::max(started_, last_contact_) > o_.give_up_after_seconds;
-  }
-
   // Sleeps until an event (message, finished execution, finished store write) or the next timer.
   Status Wait() {
     const double now = clock_->Now();
@@ -148,6 +144,7 @@ class AgentLoop {
     if (request_pending_ > 0) next = std::min(next, request_sent_ + kRequestRetrySeconds);
     if (no_work_until_ > now) next = std::min(next, no_work_until_);
     if (drain_started_ >= 0) next = std::min(next, drain_started_ + kDrainOnExitSeconds);
+    next = std::min(next, give_up_.Deadline());
     double wait = std::clamp(next - now, 0.0, kStopCheckSeconds);
     if (WantWork() && request_pending_ == 0 && no_work_until_ <= now) wait = 0;
     zmq::pollitem_t items[] = {{static_cast<void*>(conn_.socket()), 0, ZMQ_POLLIN, 0},
@@ -162,7 +159,7 @@ class AgentLoop {
   }
 
   void Handle(const v1::Envelope& env) {
-    last_contact_ = clock_->Now();
+    give_up_.Heard(clock_->Now());
     switch (env.body_case()) {
       case v1::Envelope::kHelloAck:
         if (!conn_.coordinator_id().empty() &&
@@ -356,8 +353,7 @@ class AgentLoop {
   std::unique_ptr<StoreWriter> writer_;
   std::deque<v1::Lease> queued_;  // leases that arrived while every slot was busy
   ResultOutbox outbox_;
-  const double started_;
-  double last_contact_ = -1e18;
+  GiveUpClock give_up_;  // from the last message heard
   double request_sent_ = 0;
   int request_pending_ = 0;
   double no_work_until_ = 0;

@@ -48,11 +48,12 @@ struct AgentOptions {
   std::string platform;               // e.g. "bi-v100", "cuda", "cpu"
   std::string platform_surface_file;  // exported to executions as FLEETSWEEP_PLATFORM_SURFACE
   std::vector<std::string> allow_exec;
-  std::string scratch_root;          // ExecutionRequest::scratch_root ("" = private temp dir)
-  EnvPolicy env_policy;              // ExecutionRequest::env_policy
-  std::string worker_bin_dir;        // {FLEETSWEEP_BIN}
-  bool exit_when_finished = false;   // exit on Shutdown / NoWork(sweep_finished)
-  double give_up_after_seconds = 0;  // 0: keep trying to reach the coordinator forever
+  std::string scratch_root;         // ExecutionRequest::scratch_root ("" = private temp dir)
+  EnvPolicy env_policy;             // ExecutionRequest::env_policy
+  std::string worker_bin_dir;       // {FLEETSWEEP_BIN}
+  bool exit_when_finished = false;  // exit on Shutdown / NoWork(sweep_finished)
+  // Stop when nothing was heard from a coordinator for this long (give_up.h); 0: never.
+  double give_up_after_seconds = 0;
   CurveClientOptions curve;
   ResultStore* store = nullptr;      // cluster mode: attempts stored here first
   WorkerMetrics* metrics = nullptr;  // optional
@@ -66,8 +67,8 @@ class WorkerAgent {
   WorkerAgent& operator=(const WorkerAgent&) = delete;
 
   // Runs until *stop, a Shutdown (with exit_when_finished), or give-up. Errors: kUnavailable
-  // when the coordinator could not be reached within give_up_after_seconds; kInvalidArgument for
-  // bad options (e.g. curve keys).
+  // when nothing was heard from a coordinator for give_up_after_seconds (running executions are
+  // cancelled); kInvalidArgument for bad options (e.g. curve keys).
   Status Run(const std::atomic<bool>& stop);
 
   const AgentOptions& options() const { return options_; }

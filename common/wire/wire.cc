@@ -46,6 +46,8 @@ const char* EnvelopeKind(const v1::Envelope& e) {
       return "no_work";
     case v1::Envelope::kHeartbeat:
       return "heartbeat";
+    case v1::Envelope::kHeartbeatAck:
+      return "heartbeat_ack";
     case v1::Envelope::kResult:
       return "result";
     case v1::Envelope::kResultAck:

@@ -1,5 +1,5 @@
-// The worker agent's parts in isolation: ResultOutbox and Connection with an injected clock and
-// in-process ZeroMQ (no sleeps, no network).
+// The worker agent's parts in isolation: GiveUpClock, ResultOutbox and Connection with an injected
+// clock and in-process ZeroMQ (no sleeps, no network).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,10 +8,26 @@
 #include "common/wire/wire.h"
 #include "worker/agent/clock.h"
 #include "worker/agent/connection.h"
+#include "worker/agent/give_up.h"
 #include "worker/agent/result_outbox.h"
 
 namespace fleetsweep {
 namespace {
+
+TEST(GiveUpClock, CountsFromTheLastMessageHeard) {
+  GiveUpClock never(0, 1000);
+  EXPECT_FALSE(never.Expired(1e9));
+  GiveUpClock c(10, 1000);
+  EXPECT_FALSE(c.Expired(1010));
+  EXPECT_TRUE(c.Expired(1010.5)) << "nothing heard since the start";
+  c.Heard(1008);
+  c.Heard(1020);
+  EXPECT_FALSE(c.Expired(1025)) << "counted from the start, not from the last message";
+  EXPECT_EQ(c.Deadline(), 1030);
+  c.Heard(1015);  // an older time never moves it back
+  EXPECT_FALSE(c.Expired(1029));
+  EXPECT_TRUE(c.Expired(1030.5)) << "silence after contact never gives up";
+}
 
 TEST(ResultOutbox, ResendsUntilAcknowledged) {
   ResultOutbox box(3.0);

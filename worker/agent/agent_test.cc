@@ -1,12 +1,14 @@
 // The whole agent against a scripted coordinator (a ROUTER socket in this test) over ipc://:
 // hello, leases run through a warm session, results re-sent until acknowledged, open session
-// keys named in work requests, and a worker that serves a new coordinator after a sweep ended.
+// keys named in work requests, a worker that serves a new coordinator after a sweep ended, and
+// the give-up clock.
 #include "worker/agent.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
+#include <future>
 #include <thread>
 #include <zmq.hpp>
 
@@ -240,6 +242,54 @@ TEST(AgentTest, ServesANewCoordinatorAfterASweepFinished) {
   EXPECT_TRUE(coord.NextOf(v1::Envelope::kWorkRequest, 5)) << "the worker stayed finished";
   stop = true;
   t.join();
+}
+
+// --give-up-after counts from the last message heard: a worker far older than S survives a
+// coordinator restart (Reject, hello, ack), and a connected worker whose coordinator goes silent
+// gives up. Time is a FakeClock moved by the test; it never moves S at once while the worker
+// waits for an answer.
+TEST(AgentTest, GivesUpAfterSilenceCountedFromTheLastMessage) {
+  std::string ep = Endpoint() + "g";
+  FakeCoordinator coord(ep);
+  FakeClock clock;
+  AgentOptions o;
+  o.coordinator = ep;
+  o.worker_id = "w-giveup";
+  o.give_up_after_seconds = 10;
+  o.clock = &clock;
+  std::atomic<bool> stop{false};
+  WorkerAgent agent(o);
+  auto run = std::async(std::launch::async, [&] { return agent.Run(stop); });
+  auto still_running = [&] {
+    return run.wait_for(std::chrono::milliseconds(0)) == std::future_status::timeout;
+  };
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
+  coord.Ack("c1");
+  v1::Envelope heard;
+  heard.mutable_heartbeat_ack();
+  for (int i = 0; i < 4; ++i) {  // 32 s of a quiet sweep, a message every 8 s
+    clock.Advance(8);
+    coord.Send(heard);
+    ASSERT_TRUE(coord.NextOf(v1::Envelope::kHeartbeat)) << "worker stopped at round " << i;
+  }
+  ASSERT_TRUE(still_running());
+  // The coordinator restarts: the worker (32 s old, S = 10) is told it is unknown.
+  v1::Envelope reject;
+  reject.mutable_reject()->set_reason("unknown worker: say hello");
+  coord.Send(reject);
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello)) << "the worker gave up on the first reject";
+  coord.Ack("c2");
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kWorkRequest));
+  ASSERT_TRUE(still_running());
+  // Then the coordinator goes silent (SIGKILL): S seconds later the connected worker gives up.
+  clock.Advance(11);
+  if (run.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    stop = true;
+    run.wait();
+    FAIL() << "a connected worker never gave up on a silent coordinator";
+  }
+  Status st = run.get();
+  EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 // retries) are unit-tested without sleeping.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 
 namespace fleetsweep {
@@ -20,15 +21,16 @@ class SteadyClock : public Clock {
   }
 };
 
-// A clock that moves only when told (tests).
+// A clock that moves only when told (tests). Now() may be read from another thread than the one
+// that calls Advance() (an agent running in its own thread).
 class FakeClock : public Clock {
  public:
   explicit FakeClock(double start = 1000.0) : now_(start) {}
-  double Now() const override { return now_; }
-  void Advance(double seconds) { now_ += seconds; }
+  double Now() const override { return now_.load(); }
+  void Advance(double seconds) { now_.store(now_.load() + seconds); }
 
  private:
-  double now_;
+  std::atomic<double> now_;
 };
 
 }  // namespace fleetsweep
