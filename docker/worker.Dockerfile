@@ -57,6 +57,11 @@ RUN for b in /opt/fleetsweep/bin/*; do \
         "$b" --help >/dev/null; \
     done
 ENV PATH=/opt/fleetsweep/bin:${PATH}
+# An init as PID 1 (tini, from the distribution): it forwards signals to the worker and reaps
+# what reaches it. The worker is itself a child subreaper and kills and reaps what escapes an
+# execution's process group (worker/executors/descendants.h); tini covers the rest.
+RUN apt-get update && apt-get install -y --no-install-recommends tini \
+    && rm -rf /var/lib/apt/lists/* && /usr/bin/tini --version
 # Non-root (uid/gid 10001, as the chart's securityContext). GPU device nodes may need a group:
 # add it with the chart's worker.podSecurityContext.supplementalGroups.
 RUN (command -v groupadd >/dev/null && groupadd --system --gid 10001 fleetsweep \
@@ -67,4 +72,4 @@ USER 10001:10001
 WORKDIR /tmp
 ENV HOME=/tmp
 EXPOSE 9101
-ENTRYPOINT ["/opt/fleetsweep/bin/fleetsweep-worker"]
+ENTRYPOINT ["/usr/bin/tini", "--", "/opt/fleetsweep/bin/fleetsweep-worker"]

@@ -18,6 +18,7 @@
 #include "worker/agent/result_outbox.h"
 #include "worker/agent/slot.h"
 #include "worker/agent/store_writer.h"
+#include "worker/executors/descendants.h"
 #include "worker/executors/session.h"
 #include "worker/worker_observer.h"
 
@@ -259,6 +260,11 @@ class AgentLoop {
   }
 
   void Finished(SlotDone d, int64_t* executions) {
+    // Before the result leaves: what escaped this execution's process group is gone.
+    if (int killed = ReapEscaped(); killed > 0) {
+      spdlog::warn("worker: killed {} process(es) that escaped an execution's process group",
+                   killed);
+    }
     v1::Attempt& a = d.attempt;
     Slot& slot = *slots_[d.slot];
     a.set_config_key(d.lease.config_key());
@@ -378,12 +384,18 @@ WorkerAgent::WorkerAgent(AgentOptions options) : options_(std::move(options)) {
 
 Status WorkerAgent::Run(const std::atomic<bool>& stop) {
   static const SteadyClock steady;
+  if (!BecomeSubreaper()) {
+    spdlog::warn(
+        "worker: cannot become a child subreaper; processes that leave an execution's "
+        "process group (setsid) go to init and are not cleaned up");
+  }
   zmq::context_t ctx(1);
   Status st;
   {
     AgentLoop loop(options_, options_.clock ? options_.clock : &steady, &ctx);
     st = loop.Run(stop, &executions_);
   }  // slots are cancelled and joined, the store writer finishes, before the context closes
+  ReapEscaped();  // what the last executions (cancelled ones too) left behind
   return st;
 }
 

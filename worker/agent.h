@@ -16,6 +16,10 @@
 // announced on the sweep's event log. A worker serves the next sweep after one finishes (a new
 // lease, or a new coordinator, resets the finished state).
 //
+// Processes: Run() makes this process a child subreaper and, after every execution and at the
+// end, kills and reaps what escaped the executions' process groups (executors/descendants.h):
+// the agent assumes that every child of the process comes from its executors.
+//
 // Ownership: the store (optional) and metrics are not owned and must outlive the agent. Run()
 // blocks on the calling thread; slot threads are joined before it returns.
 #pragma once

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <thread>
 #include <zmq.hpp>
@@ -290,6 +291,80 @@ TEST(AgentTest, GivesUpAfterSilenceCountedFromTheLastMessage) {
   }
   Status st = run.get();
   EXPECT_EQ(st.code(), StatusCode::kUnavailable) << st.ToString();
+}
+
+// Processes of this test process: those whose cmdline is exactly `argv`, and zombie children.
+std::vector<int> ProcessesRunning(const std::vector<std::string>& argv) {
+  std::string want;
+  for (const auto& a : argv) want += a + '\0';
+  std::vector<int> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(e.path() / "cmdline");
+    std::string cmd((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    if (cmd == want) out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+std::vector<int> ZombieChildren() {
+  std::vector<int> out;
+  for (const auto& e : std::filesystem::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(e.path() / "stat");
+    std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos || close + 4 >= stat.size()) continue;
+    if (std::stoi(stat.substr(close + 4)) == getpid() && stat[close + 2] == 'Z') {
+      out.push_back(std::stoi(name));
+    }
+  }
+  return out;
+}
+
+// A benchmark whose grandchild calls setsid (escaping the process-group kill) and outlives it:
+// by the time the result arrives, the grandchild is gone, and no zombie is left, execution after
+// execution.
+TEST(AgentTest, KillsWhatEscapesTheProcessGroupAndLeavesNoZombies) {
+  std::string ep = Endpoint() + "e";
+  FakeCoordinator coord(ep);
+  const std::string duration = "1000." + std::to_string(getpid());  // unique: finds the sleep
+  const std::string spec = "sweep: agent-escape\nexecutor:\n  type: exec\n  command: [python3, \"" +
+                           SourceDir() + "/tests/data/bench/escape_bench.py\", \"" + duration +
+                           "\"]\n  timeout: 30\nparameters:\n  N: [1, 2, 3]\n"
+                           "metrics:\n  - {name: time_ms, goal: minimize}\n";
+  AgentOptions o;
+  o.coordinator = ep;
+  o.prefetch = 0;
+  o.worker_id = "w-escape";
+  std::atomic<bool> stop{false};
+  WorkerAgent agent(o);
+  std::thread t([&] { (void)agent.Run(stop); });
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
+  coord.Ack("c1");
+  for (int n = 1; n <= 3; ++n) {
+    ASSERT_TRUE(coord.NextOf(v1::Envelope::kWorkRequest));
+    v1::Envelope e;
+    v1::Lease* l = e.mutable_lease();
+    l->set_lease_id("E" + std::to_string(n));
+    l->set_sweep("agent-escape");
+    l->set_spec_yaml(spec);
+    l->set_spec_hash("escape");
+    l->set_config_key("K-" + std::to_string(n));
+    (*l->mutable_params())["N"] = std::to_string(n);
+    coord.Send(e);
+    auto r = coord.NextOf(v1::Envelope::kResult);
+    ASSERT_TRUE(r);
+    EXPECT_TRUE(r->result().attempt().ok()) << r->result().attempt().failure_detail();
+    EXPECT_EQ(ProcessesRunning({"sleep", duration}), std::vector<int>{})
+        << "the setsid grandchild of execution " << n << " outlived it";
+    EXPECT_EQ(ZombieChildren(), std::vector<int>{}) << "after execution " << n;
+    coord.ResultAck(l->lease_id());
+  }
+  stop = true;
+  t.join();
 }
 
 }  // namespace

@@ -16,6 +16,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "worker/executors/descendants.h"
+
 namespace fleetsweep {
 namespace {
 
@@ -158,7 +160,12 @@ Spawned SpawnChild(const ChildSpec& spec, bool with_stdin_pipe) {
   std::vector<char*> argv, envp;
   for (const std::string& a : spec.argv) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
-  for (const std::string& e : spec.env) envp.push_back(const_cast<char*>(e.c_str()));
+  const std::string tag = NewSpawnTag();
+  const std::string tag_var = "FLEETSWEEP_SPAWN=" + tag;  // descendants carry it (descendants.h)
+  for (const std::string& e : spec.env) {
+    if (e.rfind("FLEETSWEEP_SPAWN=", 0) != 0) envp.push_back(const_cast<char*>(e.c_str()));
+  }
+  envp.push_back(const_cast<char*>(tag_var.c_str()));
   envp.push_back(nullptr);
   long max_fd = sysconf(_SC_OPEN_MAX);
   if (max_fd < 0 || max_fd > 65536) max_fd = 65536;
@@ -179,10 +186,13 @@ Spawned SpawnChild(const ChildSpec& spec, bool with_stdin_pipe) {
       CloseFd(fd);
     return s;
   }
+  LockSpawns();  // until registered: ReapEscaped must not take this child for an escaped one
   pid_t pid = fork();
   if (pid == 0)
     ChildMain(spec, argv.data(), envp.data(), in_p[0], out_p[1], err_p[1], rep_p[1], max_fd);
   int fork_errno = errno;
+  if (pid > 0) RegisterOwned(pid, tag);
+  UnlockSpawns();
   for (int* fd : {&in_p[0], &out_p[1], &err_p[1], &rep_p[1]}) CloseFd(fd);
   if (pid < 0) {
     s.launch_error = std::string("fork: ") + strerror(fork_errno);
@@ -207,6 +217,7 @@ Spawned SpawnChild(const ChildSpec& spec, bool with_stdin_pipe) {
     int status;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    ForgetOwned(pid);
     for (int* fd : {&in_p[1], &out_p[0], &err_p[0]}) CloseFd(fd);
     return s;
   }
@@ -316,6 +327,7 @@ ChildResult RunChild(const ChildSpec& spec, OutputStream* out, OutputStream* err
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  ForgetOwned(pid);
   if (WIFEXITED(status)) {
     result.exited = true;
     result.exit_code = WEXITSTATUS(status);

@@ -7,7 +7,9 @@
 // returned as launch_error. At the deadline, or when *cancel becomes true, the whole group gets
 // SIGTERM, then SIGKILL after `grace_seconds`. When the child exits, anything left in its group
 // (background grandchildren) gets SIGKILL before the child is reaped, so no process and no
-// zombie outlives RunChild. Never throws.
+// zombie outlives RunChild. A process that leaves the group (setsid) is found by ReapEscaped
+// (descendants.h): every child is registered as owned and carries FLEETSWEEP_SPAWN=<tag> in its
+// environment. Never throws.
 //
 // Thread-safety: RunChild may run concurrently in several threads (all descriptors it creates
 // are close-on-exec, so concurrent children do not inherit each other's pipes).
@@ -49,7 +51,7 @@ ChildResult RunChild(const ChildSpec& spec, OutputStream* out, OutputStream* err
 
 // A started child: its pid, a pidfd (readable once it exits; -1 on kernels without pidfd_open),
 // and the parent's ends of its pipes (close-on-exec). The caller owns every descriptor and must
-// reap the pid.
+// reap the pid, then call ForgetOwned(pid) (descendants.h).
 struct Spawned {
   int pid = -1;
   int pidfd = -1;

@@ -11,6 +11,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "worker/executors/descendants.h"
+
 namespace fleetsweep {
 namespace {
 
@@ -189,6 +191,7 @@ ChildResult LiveChild::Terminate(double grace, OutputStream* out, OutputStream* 
   int status = 0;
   while (waitpid(sp_.pid, &status, 0) < 0 && errno == EINTR) {
   }
+  ForgetOwned(sp_.pid);
   reaped_ = true;
   if (WIFEXITED(status)) {
     result_.exited = true;

@@ -1,0 +1,123 @@
+#include "worker/executors/descendants.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace fleetsweep {
+namespace {
+
+constexpr int kMaxRounds = 16;  // depth of escaped trees handled per call
+constexpr char kTagVar[] = "FLEETSWEEP_SPAWN=";
+
+std::mutex& SpawnMutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+std::map<pid_t, std::string>& Owned() {  // pid -> tag; guarded by SpawnMutex
+  static std::map<pid_t, std::string> owned;
+  return owned;
+}
+
+struct ChildProc {
+  pid_t pid;
+  bool zombie;
+};
+
+// This process's direct children, from /proc/PID/stat (ppid and state).
+std::vector<ChildProc> DirectChildren() {
+  std::vector<ChildProc> out;
+  const pid_t self = getpid();
+  DIR* d = opendir("/proc");
+  if (d == nullptr) return out;
+  while (struct dirent* e = readdir(d)) {
+    char* end = nullptr;
+    long pid = std::strtol(e->d_name, &end, 10);
+    if (pid <= 0 || *end != '\0') continue;
+    std::ifstream f("/proc/" + std::string(e->d_name) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    size_t close = stat.rfind(')');
+    if (close == std::string::npos || close + 4 >= stat.size()) continue;
+    char state = stat[close + 2];
+    long ppid = std::strtol(stat.c_str() + close + 4, nullptr, 10);
+    if (ppid == self) out.push_back({static_cast<pid_t>(pid), state == 'Z' || state == 'X'});
+  }
+  closedir(d);
+  return out;
+}
+
+// The FLEETSWEEP_SPAWN tag in the process's environment ("" when none or unreadable).
+std::string TagOf(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/environ");
+  std::string var;
+  while (std::getline(f, var, '\0')) {
+    if (var.rfind(kTagVar, 0) == 0) return var.substr(sizeof(kTagVar) - 1);
+  }
+  return "";
+}
+
+bool TagIsLive(const std::string& tag) {
+  if (tag.empty()) return false;
+  for (const auto& [pid, t] : Owned()) {
+    if (t == tag) return true;
+  }
+  return false;
+}
+
+void Reap(pid_t pid, int flags) {
+  while (waitpid(pid, nullptr, flags) < 0 && errno == EINTR) {
+  }
+}
+
+}  // namespace
+
+bool BecomeSubreaper() { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0; }
+
+std::string NewSpawnTag() {
+  static std::atomic<uint64_t> next{1};
+  return std::to_string(getpid()) + "-" + std::to_string(next.fetch_add(1));
+}
+
+void LockSpawns() { SpawnMutex().lock(); }
+void UnlockSpawns() { SpawnMutex().unlock(); }
+
+void RegisterOwned(pid_t pid, const std::string& tag) { Owned()[pid] = tag; }
+
+void ForgetOwned(pid_t pid) {
+  std::lock_guard<std::mutex> lock(SpawnMutex());
+  Owned().erase(pid);
+}
+
+int ReapEscaped() {
+  int killed = 0;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    std::lock_guard<std::mutex> lock(SpawnMutex());  // no spawn between the scan and the reaps
+    int acted = 0;
+    for (const ChildProc& c : DirectChildren()) {
+      if (Owned().count(c.pid)) continue;
+      if (!c.zombie && TagIsLive(TagOf(c.pid))) continue;
+      if (!c.zombie) {
+        kill(c.pid, SIGKILL);
+        ++killed;
+      }
+      Reap(c.pid, 0);  // a zombie, or SIGKILLed: returns at once
+      ++acted;
+    }
+    if (acted == 0) break;
+  }
+  return killed;
+}
+
+}  // namespace fleetsweep
