@@ -191,6 +191,26 @@ def kill_child(pid, parents, exe):
             os.close(fd)
 
 
+def processes_with_argv(argv):
+    """{pid: FLEETSWEEP_NODE of its environment ('' if none)} of live processes whose command
+    line is exactly argv."""
+    want = b"".join(a.encode() + b"\0" for a in argv)
+    out = {}
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % d, "rb") as f:
+                if f.read() != want:
+                    continue
+            with open("/proc/%s/environ" % d, "rb") as f:
+                env = dict(v.split(b"=", 1) for v in f.read().split(b"\0") if b"=" in v)
+        except OSError:
+            continue
+        out[int(d)] = env.get(b"FLEETSWEEP_NODE", b"").decode()
+    return out
+
+
 def tail(path, n=30):
     try:
         with open(path, errors="replace") as f:

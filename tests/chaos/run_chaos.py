@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Chaos test: a sweep of >= 2,000 short executions in persistent benchmark sessions survives
 workers, benchmark sessions, the coordinator and Redis being killed under it, and loses or
-double-counts no sample.
+double-counts no sample, and no process that escaped a benchmark's process group (setsid)
+outlives a worker that exits normally.
 
 400 configurations (VALUE x B) x 5 repetitions of bin/fleetsweep-tiny-bench over 8
 fleetsweep-worker processes (1 slot each, own --scratch-root) against fleetsweep-coordinator and a
@@ -35,7 +36,9 @@ At the end it checks
     15 s after the sweep finished is SIGKILLed before the checks and reported as a straggler);
   * per configuration: results.json ok_attempts, failed_attempts and attempts equal the stored
     ones, n the number of ok executions with primary-metric samples, samples the number of those
-    samples, median its VALUE.
+    samples, median its VALUE;
+  * every session's first run leaves a setsid'd `sleep` (tiny-bench --escape-sleep); none is
+    left whose worker exited on its own (only those of SIGKILLed workers, re-parented to init).
 Prints one line "CHAOS {json}" with the figures. Exit 0 pass, 1 fail, 77 no redis-server.
 Bounded: gives up after FLEETSWEEP_CHAOS_DEADLINE seconds (default 150).
 """
@@ -79,12 +82,14 @@ def main():
     redis_dir = os.path.join(work, "redis")
     os.makedirs(redis_dir)  # out_dir is left to the coordinator: --out creates it
     spec = os.path.join(work, "chaos.yaml")
+    escape_arg = "1000.%d" % os.getpid()  # the escaped sleeps' argv[1]: found through /proc
     # {WORKDIR} is a built-in placeholder, not a parameter: it leaves the session key empty.
     with open(spec, "w") as f:
         f.write(f"""sweep: chaos
 executor:
   type: exec
-  command: ["{bench}", "--ledger", "{{WORKDIR}}/ledger.txt", "--sleep-ms", "{SLEEP_MS}"]
+  command: ["{bench}", "--ledger", "{{WORKDIR}}/ledger.txt", "--sleep-ms", "{SLEEP_MS}",
+            "--escape-sleep", "{escape_arg}"]
   workdir: chaos
   timeout: 20
   session: {{mode: persistent}}
@@ -206,7 +211,21 @@ metrics:
             killed_nodes.add(w.node)
             stragglers.append(w.node)
 
+    # Escaped processes: every session's first run left a setsid'd `sleep` (re-parented to its
+    # worker, a child subreaper). A worker that exited on its own killed them all; only those of
+    # SIGKILLed workers (re-parented to init) may remain, and are cleaned up here.
+    escaped = cl.processes_with_argv(["sleep", escape_arg])
+    escaped_left = sorted(pid for pid, node in escaped.items() if node not in killed_nodes)
+    for pid in escaped:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
     failures = []
+    if escaped_left:
+        failures.append(f"{len(escaped_left)} setsid'd processes outlived the workers that "
+                        f"exited normally: {escaped_left[:5]}")
     if status != "coordinator-exit" or coord_rc != 0:
         failures.append(f"sweep did not finish: {status}, coordinator rc={coord_rc}\n"
                         + cl.tail(os.path.join(work, f"coordinator{coord_starts[0]}.log")))
@@ -332,6 +351,7 @@ metrics:
         "phantom": len(phantom), "unexplained_failures": len(unexplained),
         "unstored_of_killed_workers": len(unstored) - len(lost), "stuck": len(stuck),
         "n_mismatch": len(mismatched), "stragglers": stragglers,
+        "escaped_left": len(escaped_left), "escaped_found_after": len(escaped),
     }
     print("CHAOS " + json.dumps(figures))
     if failures:

@@ -2,6 +2,7 @@
 // test and the orchestration benchmark (bench/orchestration_bench.py).
 //
 //   fleetsweep-tiny-bench [--value V] [--ledger FILE] [--sleep-ms MS] [--garbage-bytes N]
+//                         [--escape-sleep ARG]
 //
 // Prints one sample line {"type":"sample","metric":"time_ms","value":V}. With --ledger it first
 // appends "<FLEETSWEEP_ATTEMPT_ID>\n" to FILE with one write() on an O_APPEND descriptor, so
@@ -14,7 +15,11 @@
 // "Sessions"): prints {"fleetsweep":"ready"}, answers each `prepare` line with `prepared` and
 // each `run` line with the execution (ledger line = the run's attempt id, sleep, one sample whose
 // value is the request's param VALUE when given, else --value) and `end`; exits at end of stdin.
+// With --escape-sleep ARG the session's first run leaves a process that escapes the process
+// group: a double fork whose grandchild calls setsid() and execs `sleep ARG` (the chaos test
+// checks that the worker kills it once the session is gone).
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -48,7 +53,28 @@ bool AppendLedger(const char* ledger, const std::string& id) {
   return ok;
 }
 
-int Serve(double value, const char* ledger, long sleep_ms) {
+// Double fork: the grandchild calls setsid() and execs `sleep arg`; the child exits at once, so
+// the grandchild is re-parented (to the worker, a child subreaper).
+void Escape(const char* arg) {
+  pid_t child = fork();
+  if (child == 0) {
+    if (fork() == 0) {
+      setsid();
+      int null = ::open("/dev/null", O_RDWR);
+      if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+      }
+      execlp("sleep", "sleep", arg, static_cast<char*>(nullptr));
+      _exit(127);
+    }
+    _exit(0);
+  }
+  if (child > 0) waitpid(child, nullptr, 0);
+}
+
+int Serve(double value, const char* ledger, long sleep_ms, const char* escape_sleep) {
   std::printf("{\"fleetsweep\":\"ready\"}\n");
   std::fflush(stdout);
   char* buf = nullptr;
@@ -62,6 +88,10 @@ int Serve(double value, const char* ledger, long sleep_ms) {
       std::printf("{\"fleetsweep\":\"prepared\",\"attempt_id\":\"%s\"}\n", id.c_str());
     } else {
       if (!AppendLedger(ledger, id)) return 2;
+      if (escape_sleep != nullptr) {
+        Escape(escape_sleep);
+        escape_sleep = nullptr;  // once per session
+      }
       if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
       std::string v = Field(line, "VALUE");
       if (v.empty()) v = prepared_value;
@@ -82,6 +112,7 @@ int main(int argc, char** argv) {
   const char* ledger = nullptr;
   long sleep_ms = 0;
   long long garbage = 0;
+  const char* escape_sleep = nullptr;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (i + 1 >= argc) {
@@ -95,6 +126,8 @@ int main(int argc, char** argv) {
       ledger = v;
     } else if (a == "--sleep-ms") {
       sleep_ms = std::strtol(v, nullptr, 10);
+    } else if (a == "--escape-sleep") {
+      escape_sleep = v;
     } else if (a == "--garbage-bytes") {
       garbage = std::strtoll(v, nullptr, 10);
     } else {
@@ -104,7 +137,7 @@ int main(int argc, char** argv) {
   }
   const char* session = std::getenv("FLEETSWEEP_SESSION");
   if (session != nullptr && std::string(session) == "persistent") {
-    return Serve(value, ledger, sleep_ms);
+    return Serve(value, ledger, sleep_ms, escape_sleep);
   }
   if (ledger != nullptr) {
     const char* id = std::getenv("FLEETSWEEP_ATTEMPT_ID");
