@@ -103,7 +103,7 @@ class AgentLoop {
     while (!stop.load()) {
       if (ShouldExit()) break;
       if (give_up_.Expired(clock_->Now())) {
-        return Status::Unavailable("worker: nothing heard from coordinator " + o_.coordinator +
+        return Status::Unavailable("worker: no answer from coordinator " + o_.coordinator +
                                    " for " + Value(o_.give_up_after_seconds).ToString() + " s");
       }
       FS_RETURN_IF_ERROR(Wait());
