@@ -527,7 +527,9 @@ search: {strategy: )") +
   }
   EXPECT_TRUE(s.Finished());
   *best = CanonicalKey(s.configs()[s.BestIndex()].params);
-  if (strategy == "racing") EXPECT_GE(s.GetProgress().eliminated, 4);
+  if (strategy == "racing") {
+    EXPECT_GE(s.GetProgress().eliminated, 4);
+  }
   return executions;
 }
 

@@ -83,8 +83,9 @@ executor:
   command: ["fleetsweep-no-such-program", "{BM}"]
 )") + kParams);
   ASSERT_EQ(problems.size(), 1u) << Join(problems);
-  EXPECT_TRUE(Has(problems, "s.yaml:3:13: executor.command[0]: program "
-                            "'fleetsweep-no-such-program' not found in PATH"))
+  EXPECT_TRUE(Has(problems,
+                  "s.yaml:3:13: executor.command[0]: program "
+                  "'fleetsweep-no-such-program' not found in PATH"))
       << Join(problems);
 
   problems = Check(std::string(R"(sweep: p
@@ -134,8 +135,9 @@ executor:
   devcie: cuda
 )") + kParams);
   ASSERT_EQ(problems.size(), 2u) << Join(problems);
-  EXPECT_TRUE(Has(problems, "s.yaml:4:3: executor (type torch): unknown key 'kernels' (did you "
-                            "mean 'kernel'?)"))
+  EXPECT_TRUE(Has(problems,
+                  "s.yaml:4:3: executor (type torch): unknown key 'kernels' (did you "
+                  "mean 'kernel'?)"))
       << Join(problems);
   EXPECT_TRUE(Has(problems, "s.yaml:5:3: executor (type torch): unknown key 'devcie'"))
       << Join(problems);
@@ -160,9 +162,9 @@ executor: {type: torch, kernel: moe}
 }
 
 TEST(ExecutorCheck, TypeSessionAndMissingSection) {
-  EXPECT_TRUE(Has(Check(std::string("sweep: x\nexecutor: {type: exce, command: [/bin/true]}\n") +
-                        kParams),
-                  "s.yaml:2:18: executor.type: unknown type 'exce' (did you mean 'exec'?)"));
+  EXPECT_TRUE(
+      Has(Check(std::string("sweep: x\nexecutor: {type: exce, command: [/bin/true]}\n") + kParams),
+          "s.yaml:2:18: executor.type: unknown type 'exce' (did you mean 'exec'?)"));
   auto problems = Check(std::string(R"(sweep: x
 executor:
   command: [/bin/true]

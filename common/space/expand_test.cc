@@ -126,14 +126,12 @@ TEST(ExpandTest, CountsPerStepMatchBruteForce) {
     std::vector<std::vector<int64_t>> levels(4);
     for (int i = 0; i < 4; ++i) {
       int n = 1 + static_cast<int>(rng() % 5);
-      std::vector<Value> values;
       for (int k = 0; k < n; ++k) {
         levels[i].push_back(k + 1 + static_cast<int64_t>(rng() % 2) * 3);
-        values.push_back(Value(levels[i].back()));
       }
       std::sort(levels[i].begin(), levels[i].end());
       levels[i].erase(std::unique(levels[i].begin(), levels[i].end()), levels[i].end());
-      values.assign(levels[i].begin(), levels[i].end());
+      std::vector<Value> values(levels[i].begin(), levels[i].end());
       spec.params.push_back(Swept("p" + std::to_string(i), values));
     }
     ParamSpec inert;

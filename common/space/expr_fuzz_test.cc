@@ -26,7 +26,9 @@ bool FuzzOneExpr(const std::string& text) {
     return false;
   }
   auto v = (*expr)->Eval(kConfig);
-  if (!v.ok()) EXPECT_EQ(v.status().code(), StatusCode::kInvalidArgument);
+  if (!v.ok()) {
+    EXPECT_EQ(v.status().code(), StatusCode::kInvalidArgument);
+  }
   return true;
 }
 

@@ -351,7 +351,9 @@ TEST(SpecTest, NeverThrowsOnTruncatedInput) {
   std::string full = kFull;
   for (size_t n = 0; n <= full.size(); ++n) {
     auto spec = ParseSpecText(full.substr(0, n), "p.yaml");
-    if (!spec.ok()) EXPECT_EQ(spec.status().message().rfind("p.yaml:", 0), 0u);
+    if (!spec.ok()) {
+      EXPECT_EQ(spec.status().message().rfind("p.yaml:", 0), 0u);
+    }
   }
 }
 

@@ -186,11 +186,13 @@ ReportData BuildReportData(const nlohmann::json& r) {
     d.configs.push_back(std::move(rc));
   }
   d.param_names.assign(names.begin(), names.end());
+  // A value no parameter can print (\x01 then "absent"), for configurations without the parameter.
+  const std::string absent = std::string(1, '\x01') + "absent";
   for (const auto& name : d.param_names) {
     std::set<std::string> values;
     for (const auto& c : d.configs) {
       auto it = c.params.find(name);
-      values.insert(it == c.params.end() ? std::string("\x01absent") : it->second);
+      values.insert(it == c.params.end() ? absent : it->second);
     }
     if (values.size() == 1 && d.configs.size() > 1) d.constant_params[name] = *values.begin();
   }

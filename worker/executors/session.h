@@ -18,10 +18,10 @@
 #include <string>
 #include <vector>
 
+#include "common/exec/exec_spec.h"
 #include "common/space/value.h"
 #include "common/status.h"
 #include "fleetsweep/v1/data.pb.h"
-#include "common/exec/exec_spec.h"
 #include "worker/executors/executor.h"
 #include "worker/executors/timing_gate.h"
 

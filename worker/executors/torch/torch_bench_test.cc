@@ -334,7 +334,9 @@ std::string ExpectExecuted(const SessionRun& r, size_t at, const std::string& id
   EXPECT_EQ(FirstOf(end.lines, "error"), nullptr) << r.raw;
   const auto* check = FirstOf(end.lines, "check");
   EXPECT_NE(check, nullptr) << id << "\n" << r.raw;
-  if (check) EXPECT_TRUE((*check)["passed"].get<bool>()) << r.raw;
+  if (check) {
+    EXPECT_TRUE((*check)["passed"].get<bool>()) << r.raw;
+  }
   EXPECT_EQ(SamplesOf(end.lines), 2) << id;
   const auto* fp = FirstOf(end.lines, "fingerprint");
   EXPECT_NE(fp, nullptr) << id;
