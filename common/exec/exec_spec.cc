@@ -65,7 +65,7 @@ Status ParseSession(const YAML::Node& node, ExecSessionSpec* out) {
   if (!node.IsMap()) return Bad(node, "session must be a map such as {mode: persistent}");
   for (auto it = node.begin(); it != node.end(); ++it) {
     std::string key = it->first.as<std::string>();
-    const YAML::Node& v = it->second;
+    const YAML::Node v = it->second;  // a copy: it-> returns a temporary proxy
     if (key == "mode") {
       FS_ASSIGN_OR_RETURN(std::string mode, Scalar(v, "session.mode"));
       if (mode != "persistent" && mode != "one-shot") {
@@ -94,7 +94,7 @@ StatusOr<ExecSpec> ParseNode(const YAML::Node& root) {
   ExecSpec spec;
   for (auto it = root.begin(); it != root.end(); ++it) {
     std::string key = it->first.as<std::string>();
-    const YAML::Node& v = it->second;
+    const YAML::Node v = it->second;  // a copy: it-> returns a temporary proxy
     if (key == "type") {
       if (!v.IsScalar() || v.Scalar() != "exec") return Bad(v, "type must be 'exec'");
     } else if (key == "command") {
