@@ -10,12 +10,12 @@ target_sources(fleetsweep_coordinator PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/winner.cc)
 
 fleetsweep_test(audit_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/audit_test.cc
-  LIBS fleetsweep_coordinator)
+  LIBS fleetsweep::coordinator)
 fleetsweep_test(node_effects_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/node_effects_test.cc
-  LIBS fleetsweep_coordinator)
+  LIBS fleetsweep::coordinator)
 fleetsweep_test(aggregator_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/aggregator_test.cc
-  LIBS fleetsweep_coordinator)
+  LIBS fleetsweep::coordinator)
 fleetsweep_test(dispatch_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/dispatch_test.cc
-  LIBS fleetsweep_coordinator fleetsweep_test_support)
+  LIBS fleetsweep::coordinator fleetsweep::test_support)
 fleetsweep_test(warm_state_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/warm_state_test.cc
-  LIBS fleetsweep_coordinator)
+  LIBS fleetsweep::coordinator)

@@ -19,8 +19,8 @@ add_library(fleetsweep_report STATIC
   ${_fs_report_dir}/watch.cc)
 add_library(fleetsweep::report ALIAS fleetsweep_report)
 target_link_libraries(fleetsweep_report
-  PUBLIC fleetsweep_common nlohmann_json::nlohmann_json
+  PUBLIC fleetsweep::common nlohmann_json::nlohmann_json
   PRIVATE yaml-cpp)
 if(TARGET fleetsweep)
-  target_link_libraries(fleetsweep PRIVATE fleetsweep_report)
+  target_link_libraries(fleetsweep PRIVATE fleetsweep::report)
 endif()
