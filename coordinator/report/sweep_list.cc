@@ -69,7 +69,8 @@ StatusOr<SweepView> LoadView(ResultStore* store, const std::string& name) {
   std::map<std::string, size_t> index;
   for (const auto& r : v.records) {
     index[r.config_key()] = v.rows.size();
-    v.rows.push_back({&r});
+    v.rows.emplace_back();
+    v.rows.back().record = &r;
     if (r.state() == v1::CONFIG_STATE_DONE) ++v.done;
     if (r.state() == v1::CONFIG_STATE_INFEASIBLE) ++v.infeasible;
   }
