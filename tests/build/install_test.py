@@ -142,7 +142,7 @@ def main():
             p = subprocess.run([torch_bench, "--device", "cpu", "--threads", "1", "--reps", "1",
                                 "--warmup", "0", "--kernel", "paged_attention", "--platform",
                                 "bi-v100", "--shapes", "num_seqs=2,num_heads=4,num_kv_heads=2,"
-                                "head_size=16,context_len=70", "--param", "use_v1=false"],
+                                "head_size=16,context_len=70", "--param", "use_v1=true"],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                timeout=120, env=clean_env(), cwd=work)
             assert p.returncode == 0, f"torch bench rc {p.returncode}\n{p.stdout[-3000:]}"
