@@ -1,5 +1,6 @@
 #include "worker/executors/persistent_session.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <string_view>
 
@@ -16,9 +17,11 @@ constexpr size_t kTail = ExecExecutor::kTailBytes;
 constexpr size_t kMaxLine = ExecExecutor::kMaxLineBytes;
 
 // A session control line from the benchmark: {"fleetsweep": "ready"|"prepared"|"end", ...}.
+// An end line may carry "status": the exit status one-shot would have ended with (0..255).
 struct Control {
   std::string kind;
   std::string attempt_id;
+  int status = 0;
 };
 
 bool ParseControl(std::string_view line, Control* c) {
@@ -32,6 +35,10 @@ bool ParseControl(std::string_view line, Control* c) {
   c->kind = k;
   auto id = j.find("attempt_id");
   c->attempt_id = id != j.end() && id->is_string() ? id->get<std::string>() : "";
+  auto status = j.find("status");
+  if (status != j.end() && status->is_number_integer()) {
+    c->status = static_cast<int>(std::clamp<int64_t>(status->get<int64_t>(), 0, 255));
+  }
   return true;
 }
 
@@ -194,6 +201,7 @@ v1::Attempt PersistentSession::Execute(const ExecutionRequest& req, TimingGate* 
   RunOutcome outcome;
   outcome.protocol = &protocol;
   bool stop = false, prepared = false, ended = false;
+  int end_status = 0;
   OutputStream out(kTail, kMaxLine, [&](std::string_view line) {
     if (ended) {  // read in the same chunk as the end line: belongs to no execution
       ++stray_after_end_;
@@ -203,6 +211,7 @@ v1::Attempt PersistentSession::Execute(const ExecutionRequest& req, TimingGate* 
     if (ParseControl(line, &c)) {
       if (c.attempt_id != req.attempt_id) return;  // a late line of an earlier execution
       prepared = prepared || c.kind == "prepared";
+      if (c.kind == "end" && !ended) end_status = c.status;
       ended = ended || c.kind == "end";
       stop = stop || c.kind == "prepared" || c.kind == "end";
       return;
@@ -240,8 +249,8 @@ v1::Attempt PersistentSession::Execute(const ExecutionRequest& req, TimingGate* 
     }
   }
   if (w == Wake::kStop && ended) {
-    outcome.exited = true;  // the execution ended normally; the process lives on
-    outcome.exit_code = 0;
+    outcome.exited = true;           // the execution ended; the process lives on
+    outcome.exit_code = end_status;  // as one-shot would have exited: classified the same
   } else {
     broken_ = true;
     ChildResult r = child_->Terminate(grace_seconds_, &out, &err);
@@ -268,6 +277,7 @@ v1::Attempt PersistentSession::Execute(const ExecutionRequest& req, TimingGate* 
   if (!ended && outcome.exited && c.detail.find("session") == std::string::npos) {
     c.detail += " (the persistent session's process ended during this execution)";
   }
+  if (ended && end_status != 0) c.detail += " (the status on the session's end line)";
   for (const auto& [k, v] : session_info_) SetInfo(&attempt, k, v);
   FillAttempt(c, protocol, outcome, out, err, Status::Ok(), &attempt);
   if (outcome.cancelled) SetInfo(&attempt, "exec.cancelled", "true");

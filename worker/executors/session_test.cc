@@ -104,6 +104,32 @@ TEST_F(SessionTest, OneProcessServesManyExecutionsInOrder) {
   EXPECT_EQ(gate.acquisitions(), 4);
 }
 
+// A benchmark that refuses an execution (an error line) is classified the same in both modes:
+// one-shot exits 2; a persistent session says status 2 on its end line and lives on.
+TEST_F(SessionTest, AReportedFailureIsClassifiedAsInOneShot) {
+  const std::string one_shot_section = "type: exec\ncommand: [python3, \"" + SourceDir() +
+                                       "/tests/data/bench/fake_session_bench.py\"]\ntimeout: 30\n";
+  auto one_shot = Make(one_shot_section);
+  ASSERT_FALSE(one_shot->persistent());
+  v1::Attempt o =
+      one_shot->Open(Request("refuse", "o1"))->Execute(Request("refuse", "o1"), nullptr);
+  ASSERT_FALSE(o.ok());
+  EXPECT_EQ(o.failure_class(), v1::FAILURE_CLASS_EXIT_CODE) << o.failure_detail();
+
+  auto launcher = Make(Section());
+  auto session = launcher->Open(Request("refuse", "p1"));
+  TimingGate gate;
+  v1::Attempt p = session->Execute(Request("refuse", "p1"), &gate);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.failure_class(), o.failure_class()) << p.failure_detail();
+  EXPECT_NE(p.failure_detail().find("invalid_argument"), std::string::npos) << p.failure_detail();
+  EXPECT_NE(p.failure_detail().find("end line"), std::string::npos) << p.failure_detail();
+  ASSERT_TRUE(session->Reusable()) << "a refused execution does not end the session";
+  v1::Attempt next = session->Execute(Request("ok", "p2"), &gate);
+  EXPECT_TRUE(next.ok()) << next.failure_detail();
+  EXPECT_EQ(Info(next, "session.position"), "2");
+}
+
 TEST_F(SessionTest, KeyIsTemplatedParamsPlusRestartParams) {
   auto launcher = Make(Section(), {"TP"});
   Config c = {{"MODEL", Value::FromText("llama")},

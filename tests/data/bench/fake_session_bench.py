@@ -9,12 +9,15 @@ Per execution, the parameter ACT says what to do:
   segv         SIGSEGV itself in the middle of run
   after_end    like ok, then print one more sample after its end line
   prep_fail    answer prepare with an error line and end
+  refuse       in run: an error line (invalid_argument), then exit 2 (one-shot) or end with
+               status 2 (persistent)
   slow         like ok but the run sleeps SLEEP_MS milliseconds (default 30) while "timing"
 For the whole process (environment):
   FAKE_START=die         exit 2 before ready;   FAKE_START=silent: never say ready
   FAKE_IGNORE_EOF=1      ignore stdin closing (keep running until killed)
   FAKE_TIMING_LOG=PATH   append "<pid> start|end <monotonic ns>" around each timed section
-One-shot mode (no FLEETSWEEP_SESSION): one execution from FLEETSWEEP_PARAMS, then exit.
+One-shot mode (no FLEETSWEEP_SESSION): one execution from FLEETSWEEP_PARAMS and the
+FLEETSWEEP_PARAM_<NAME> variables, then exit.
 """
 import json
 import os
@@ -38,6 +41,12 @@ def log_timing(what):
 def run(params, attempt):
     act = params.get("ACT", "ok")
     value = float(params.get("VALUE", "1"))
+    if act == "refuse":
+        emit(type="error", **{"class": "invalid_argument", "detail": "VALUE refused"})
+        if attempt is None:
+            sys.exit(2)
+        emit(fleetsweep="end", attempt_id=attempt, status=2)
+        return
     log_timing("start")
     if act == "slow":
         time.sleep(float(params.get("SLEEP_MS", "30")) / 1000.0)
@@ -64,6 +73,8 @@ def run(params, attempt):
 def main():
     if os.environ.get("FLEETSWEEP_SESSION") != "persistent":
         params = json.loads(os.environ.get("FLEETSWEEP_PARAMS") or "{}")
+        prefix = "FLEETSWEEP_PARAM_"  # how the worker passes parameters to a one-shot process
+        params.update({k[len(prefix):]: v for k, v in os.environ.items() if k.startswith(prefix)})
         run(params, None)
         return 0
     start = os.environ.get("FAKE_START", "")

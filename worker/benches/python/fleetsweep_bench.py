@@ -115,10 +115,12 @@ class Emitter:
     def error(self, cls, detail=""):
         self._emit({"type": "error", "class": str(cls), "detail": str(detail)})
 
-    def control(self, kind, attempt_id=None):
+    def control(self, kind, attempt_id=None, status=0):
         rec = {"fleetsweep": kind}
         if attempt_id is not None:
             rec["attempt_id"] = attempt_id
+        if status:
+            rec["status"] = status  # on an end line: the exit status one-shot would have had
         self._emit(rec)
 
 
@@ -193,15 +195,15 @@ def _serve_persistent(run, prepare, setup, out, stdin):
                 pending[attempt] = (params, prepared)
                 out.control("prepared", attempt)
             else:
-                out.control("end", attempt)
+                out.control("end", attempt, status=1)
         elif kind == "run":
             if attempt not in pending:
                 out.error("bad_request", "run before prepare for %s" % attempt)
                 out.control("end", attempt)
                 continue
             params, prepared = pending.pop(attempt)
-            _guarded(out, run, ctx, prepared, params, out)
-            out.control("end", attempt)
+            ok, _ = _guarded(out, run, ctx, prepared, params, out)
+            out.control("end", attempt, status=0 if ok else 1)
         else:
             out.error("bad_request", "unknown request %r" % kind)
             out.control("end", attempt)

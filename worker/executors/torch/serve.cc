@@ -82,9 +82,11 @@ std::string ParseRequest(const std::string& line, bool too_long, Request* r) {
   return "";
 }
 
-std::string ControlLine(const char* kind, const std::string& id) {
+// `status`: on an end line, the exit status one-shot would have had (omitted when 0).
+std::string ControlLine(const char* kind, const std::string& id, int status = 0) {
   std::string s = std::string("{\"fleetsweep\":\"") + kind + "\"";
   if (!id.empty()) s += ",\"attempt_id\":" + id;
+  if (status != 0) s += ",\"status\":" + std::to_string(status);
   return s + "}";
 }
 
@@ -169,7 +171,7 @@ int ServeSession(ExecutionServer& server, const BenchOptions& options, std::FILE
       } else {
         server.Forget();
         release();
-        out.Json(ControlLine("end", req.id));
+        out.Json(ControlLine("end", req.id, rc));
       }
       continue;
     }
@@ -182,9 +184,9 @@ int ServeSession(ExecutionServer& server, const BenchOptions& options, std::FILE
     }
     prepared_id.clear();
     release();
-    guarded([&] { return server.Run(); });
+    const int rc = guarded([&] { return server.Run(); });
     server.Forget();
-    out.Json(ControlLine("end", req.id));
+    out.Json(ControlLine("end", req.id, rc));
   }
   std::fflush(stdout);
   return kExitOk;
