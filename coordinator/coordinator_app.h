@@ -2,11 +2,10 @@
 // and `fleetsweep run` (one machine): parse the spec, open the store, resume, serve workers over
 // ZeroMQ, show progress, expose metrics, and at the end aggregate and write the results.
 //
-// Returns a process exit code: 0 finished (or stopped by signal), 2 bad spec or flags,
-// 3 store or bind failure, 4 finished but the result is invalid (e.g. nothing succeeded),
-// 5 the honest-measurement audit refused the result, 6 the store lost data the coordinator had
-// stored (store_guard.h; no results are written), 7 the store refused writes for longer than
-// store_give_up_seconds (docs/store.md, "Faults").
+// The work is done by SweepRunner (sweep_runner.h: Open, Serve, Finish); RunSweep runs its phases
+// and prints the outcome's messages on stderr ("fleetsweep: ...").
+//
+// Returns a process exit code, one of ExitCode (exit_codes.h, the one list; docs/cli.md).
 #pragma once
 
 #include <atomic>

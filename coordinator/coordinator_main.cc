@@ -7,6 +7,7 @@
 #include "CLI/CLI.hpp"
 #include "common/util/keys.h"
 #include "coordinator/coordinator_app.h"
+#include "coordinator/exit_codes.h"
 #include "spdlog/spdlog.h"
 
 namespace {
@@ -44,19 +45,25 @@ int main(int argc, char** argv) {
   app.add_option("--curve-secret-key", secret_key_file, "coordinator's secret key file");
   app.add_option("--authorized-keys", authorized_keys, "file of authorised worker public keys");
   app.add_flag("--insecure", insecure, "plain TCP without CurveZMQ");
-  CLI11_PARSE(app, argc, argv);
+  app.footer(ExitCodesHelp());
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; every flag error is ExitCode::kBadInput (CLI11's own codes are 100+).
+    return app.exit(e) == 0 ? 0 : ToInt(ExitCode::kBadInput);
+  }
   o.store_url = redis;
 
   if (!insecure) {
     if (secret_key_file.empty() || authorized_keys.empty()) {
       std::cerr << "fleetsweep-coordinator: CurveZMQ needs --curve-secret-key and "
                    "--authorized-keys (or --insecure for plain TCP)\n";
-      return 2;
+      return ToInt(ExitCode::kBadInput);
     }
     auto secret = ReadKeyFile(secret_key_file);
     if (!secret.ok()) {
       std::cerr << "fleetsweep-coordinator: " << secret.status().message() << "\n";
-      return 2;
+      return ToInt(ExitCode::kBadInput);
     }
     o.server.curve.enabled = true;
     o.server.curve.secret_key_z85 = *secret;

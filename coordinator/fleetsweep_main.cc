@@ -17,6 +17,7 @@
 #include "common/util/keys.h"
 #include "coordinator/cli_commands.h"
 #include "coordinator/coordinator_app.h"
+#include "coordinator/exit_codes.h"
 #include "coordinator/local_workers.h"
 #include "spdlog/spdlog.h"
 
@@ -49,6 +50,7 @@ int main(int argc, char** argv) {
   std::string out;
   double worker_timeout = 10;
   std::vector<std::string> worker_args;
+  run->footer(ExitCodesHelp());
   run->add_option("spec", spec, "sweep spec (YAML)")->required();
   run->add_option("--workers", workers, "local worker processes")->check(CLI::Range(1, 512));
   run->add_option("--slots", slots, "slots per worker")->check(CLI::Range(1, 64));
@@ -88,7 +90,12 @@ int main(int argc, char** argv) {
   std::string help_topic;
   help->add_option("command", help_topic, "a command");
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help exits 0; every flag error is ExitCode::kBadInput (CLI11's own codes are 100+).
+    return app.exit(e) == 0 ? 0 : ToInt(ExitCode::kBadInput);
+  }
 
   if (*help) {
     CLI::App* topic = nullptr;
@@ -126,7 +133,7 @@ int main(int argc, char** argv) {
   // run
   if (!MakeDirs(out) || !MakeDirs(out + "/logs")) {
     std::cerr << "fleetsweep: cannot create output directory " << out << "\n";
-    return 2;
+    return ToInt(ExitCode::kBadInput);
   }
   signal(SIGINT, OnSignal);
   signal(SIGTERM, OnSignal);

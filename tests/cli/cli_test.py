@@ -51,6 +51,16 @@ def main():
     rc, out, err = run(fs, "help", "run")
     check(rc == 0 and "--workers" in out, f"`fleetsweep help run`: {out}{err}")
     check("=2" in out, f"help shows defaults (--workers 2):\n{out}")
+    # The exit codes (coordinator/exit_codes.h) are listed with the command that returns them.
+    check("Exit codes:" in out and "  7  store writes failed" in out,
+          f"`fleetsweep help run` lists the exit codes:\n{out}")
+    coord = os.path.join(BIN, "fleetsweep-coordinator")
+    if os.access(coord, os.X_OK):
+        rc, cout, cerr = run(coord, "--help")
+        check(rc == 0 and "Exit codes:" in cout and "  6  the store lost data" in cout,
+              f"`fleetsweep-coordinator --help` lists the exit codes:\n{cout}{cerr}")
+        rc, _, cerr = run(coord, "--no-such-flag")
+        check(rc == 2, f"a flag error is exit code 2 (rc {rc}): {cerr}")
     rc, _, err = run(fs, "help", "nope")
     check(rc == 2 and "no command 'nope'" in err, f"help of an unknown command: {err}")
 
