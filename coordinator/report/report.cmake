@@ -16,6 +16,7 @@ add_library(fleetsweep_report STATIC
   ${_fs_report_dir}/sweep_inputs.cc
   ${_fs_report_dir}/sweep_list.cc
   ${_fs_report_dir}/svg.cc
+  ${_fs_report_dir}/svg_parallel.cc
   ${_fs_report_dir}/watch.cc)
 add_library(fleetsweep::report ALIAS fleetsweep_report)
 target_link_libraries(fleetsweep_report

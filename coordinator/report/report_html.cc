@@ -40,6 +40,9 @@ svg .ci.tied{stroke:#c98a00}svg .pt.tied{fill:#c98a00}svg text.winner{font-weigh
 svg .ci.range{stroke:#9aa5b8;stroke-dasharray:4 3}h3{font-size:15px}
 svg .exe{fill:#2f4f9a;fill-opacity:.55}svg .exe.winner{fill:#2e7d32}svg .exe.tied{fill:#c98a00}
 svg .med{stroke:#1d2430;stroke-width:2}svg .best{stroke:#2e7d32;stroke-width:2;fill:none}
+svg .pc{fill:none;stroke-width:1.5;stroke-opacity:.6}svg .pc:hover{stroke-width:4;stroke-opacity:1}
+svg .pc.winner{stroke:#1b5e20;stroke-width:3.5;stroke-opacity:1}svg .pc.tied{stroke-width:2.5;stroke-opacity:.9}
+svg .pc-axis .axis{stroke:#1d2430;stroke-width:1.5}svg text.level{font-size:11px}
 pre{background:#f4f6fa;padding:8px;font-size:12px;white-space:pre-wrap;word-break:break-all}
 .muted{color:#7a8699}
 )css";
@@ -291,6 +294,7 @@ StatusOr<std::string> Render(const json& r, const ReportOptions& opt) {
   Summary(r, d, o);
   Ranking(d, opt, o);
   if (!x.empty() && !y.empty()) HeatmapSection(d, x, y, o);
+  report::ParallelSection(d, o);
   Effects(r, d, o);
   if (opt.attempts != nullptr && !opt.attempts->empty()) {
     report::DistributionsSection(d, *opt.attempts, opt.max_ranked_rows, o);

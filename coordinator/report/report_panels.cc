@@ -1,5 +1,6 @@
-// The report's panels drawn from the executions themselves (ReportOptions::attempts): each
-// configuration's distribution over its executions, and the sweep's progress over time.
+// The report's panels beyond the ranking: parallel coordinates over the configurations' medians,
+// and, drawn from the executions themselves (ReportOptions::attempts), each configuration's
+// distribution over its executions and the sweep's progress over time.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -24,6 +25,51 @@ double ExecutionValue(const v1::Attempt& a, const std::string& metric) {
 }
 
 }  // namespace
+
+void ParallelSection(const ReportData& d, std::ostringstream& o) {
+  std::vector<ParallelAxis> axes;
+  for (const auto& name : d.param_names) {
+    if (d.constant_params.count(name)) continue;
+    ParallelAxis a;
+    a.name = name;
+    for (const auto& c : d.configs) {
+      if (c.n == 0 || !std::isfinite(c.median)) continue;
+      auto it = c.params.find(name);
+      const std::string level = it == c.params.end() ? "-" : it->second;
+      if (std::find(a.levels.begin(), a.levels.end(), level) == a.levels.end()) {
+        a.levels.push_back(level);
+      }
+    }
+    std::sort(a.levels.begin(), a.levels.end(), LevelLess);
+    axes.push_back(std::move(a));
+  }
+  std::vector<ParallelLine> lines;
+  for (const auto& c : d.configs) {  // ranked: the best first
+    if (c.n == 0 || !std::isfinite(c.median)) continue;
+    ParallelLine l;
+    l.label = "#" + std::to_string(c.rank) + " " + ParamsText(d, c.params);
+    l.value = c.median;
+    l.css_class = c.winner ? "winner" : (c.tied ? "tied" : "");
+    for (const auto& a : axes) {
+      auto it = c.params.find(a.name);
+      const std::string level = it == c.params.end() ? "-" : it->second;
+      l.levels.push_back(
+          static_cast<int>(std::find(a.levels.begin(), a.levels.end(), level) - a.levels.begin()));
+    }
+    lines.push_back(std::move(l));
+  }
+  const std::string svg = SvgParallelCoordinates(axes, lines, d.metric);
+  if (svg.empty()) return;
+  o << "<section id=\"parallel\"><h2>Parallel coordinates</h2><p class=\"muted\">One line "
+       "per configuration with results ("
+    << lines.size() << "), through its level of each parameter that varies to its median "
+    << HtmlEscape(d.metric)
+    << " on the last axis; coloured from the best (green, drawn on top) "
+       "to the worst (red); the winner is bold green, the tied set drawn thicker. Point at a line "
+       "for "
+       "its configuration.</p>"
+    << svg << "</section>\n";
+}
 
 void DistributionsSection(const ReportData& d, const std::vector<v1::Attempt>& attempts,
                           int max_rows, std::ostringstream& o) {

@@ -22,6 +22,9 @@ void JsonTable(const nlohmann::json& list, std::ostringstream& o);
 void InfeasibleSection(const nlohmann::json& r, const ReportData& d, std::ostringstream& o);
 void NodesSection(const nlohmann::json& r, const ReportData& d, std::ostringstream& o);
 void OtherSection(const nlohmann::json& r, std::ostringstream& o);
+// "parallel" (report_panels.cc): parallel coordinates over the parameters that vary, one line
+// per configuration with results, best on top. Nothing when no parameter varies.
+void ParallelSection(const ReportData& d, std::ostringstream& o);
 // From the executions (report_panels.cc): "distributions" (each configuration's executions, the
 // best `max_rows`) and "progress" (values over time, best so far). Nothing without executions.
 void DistributionsSection(const ReportData& d, const std::vector<v1::Attempt>& attempts,

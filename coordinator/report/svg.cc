@@ -5,9 +5,21 @@
 #include <sstream>
 
 #include "coordinator/report/html_util.h"
+#include "coordinator/report/svg_parts.h"
 
 namespace fleetsweep::report {
 namespace {
+
+// 1, 2, 2.5, 5 x 10^k: the smallest at least `raw`.
+double NiceStep(double raw) {
+  const double p = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
+    if (m * p >= raw * (1 - 1e-9)) return m * p;
+  }
+  return 10 * p;
+}
+
+}  // namespace
 
 std::string Num(double v) {
   std::ostringstream o;
@@ -17,7 +29,7 @@ std::string Num(double v) {
 }
 
 std::string Text(double x, double y, const std::string& text, const std::string& anchor,
-                 const std::string& cls = "") {
+                 const std::string& cls) {
   return "<text x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" text-anchor=\"" + anchor + "\"" +
          (cls.empty() ? "" : " class=\"" + cls + "\"") + ">" + HtmlEscape(text) + "</text>";
 }
@@ -42,15 +54,6 @@ std::string Colour(double t) {
   return buf;
 }
 
-// 1, 2, 2.5, 5 x 10^k: the smallest at least `raw`.
-double NiceStep(double raw) {
-  const double p = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 2.5, 5.0, 10.0}) {
-    if (m * p >= raw * (1 - 1e-9)) return m * p;
-  }
-  return 10 * p;
-}
-
 // Width in px of `text` in the report's 12 px sans-serif (digits and capitals are wide).
 double TextWidth(const std::string& text) {
   double w = 0;
@@ -61,8 +64,6 @@ double TextWidth(const std::string& text) {
   }
   return w;
 }
-
-}  // namespace
 
 double Axis::Fraction(double v) const {
   if (log) return (std::log(v) - std::log(lo)) / (std::log(hi) - std::log(lo));

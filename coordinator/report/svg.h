@@ -55,6 +55,29 @@ struct ProgressPoint {
 std::string SvgProgressChart(const std::vector<ProgressPoint>& points, bool lower_is_better,
                              const std::string& value_label);
 
+// Parallel coordinates (what optuna-dashboard calls its parallel-coordinate plot): one vertical
+// axis per parameter, its levels evenly spaced in the order given (first at the bottom), and a
+// last axis for the value (NiceAxis rules: log when the values span more than 3x); one polyline
+// per line through its levels and its value. Lines are drawn in reverse order of `lines`, so the
+// first (pass the best first) lie on top, and coloured by that order from green (first) to red
+// (last); the "winner" css class overrides the colour ("tied" only thickens, in the report's CSS).
+// An index outside its axis is clamped to it (callers give an absent value a level of its own, such
+// as "-"). Returns "" without axes or lines. Each axis is a <g class="pc-axis">, each line a
+// <polyline class="pc ..."> with its label and value as the tooltip.
+struct ParallelAxis {
+  std::string name;
+  std::vector<std::string> levels;
+};
+struct ParallelLine {
+  std::string label;
+  std::vector<int> levels;  // per axis: an index into that axis's levels
+  double value = 0;
+  std::string css_class;
+};
+std::string SvgParallelCoordinates(const std::vector<ParallelAxis>& axes,
+                                   const std::vector<ParallelLine>& lines,
+                                   const std::string& value_label);
+
 // A grid of cells over two parameters; cells[y][x] is the value for (x_levels[x], y_levels[y]) or
 // nullopt (nothing measured: drawn grey). Colour runs from green (best) to red (worst).
 struct Heatmap {

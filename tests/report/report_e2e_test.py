@@ -17,7 +17,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sweep_helpers import DATA, fail, fleetsweep, run, run_sweep  # noqa: E402
 
-SECTIONS = ["verdict", "summary", "ranking", "ranking-all", "heatmap", "effects",
+SECTIONS = ["verdict", "summary", "ranking", "ranking-all", "heatmap", "parallel", "effects",
             "distributions", "progress", "infeasible", "nodes", "fingerprints"]
 
 
@@ -61,6 +61,17 @@ if (all) out.all_points = all.querySelectorAll('circle').length;
 const topChart = document.querySelector('#ranking-top + svg');
 if (topChart) out.top_points = topChart.querySelectorAll('circle').length;
 out.effect_bars = document.querySelectorAll('#effects line.ci').length;
+out.effects = {};
+for (const e of document.querySelectorAll('#effects .effect')) {
+  const name = e.querySelector('h3').firstChild.textContent.trim();
+  out.effects[name] = [e.querySelectorAll('circle.pt').length,
+                       e.querySelectorAll('line.ci').length / 3];
+}
+out.pc_axes = [...document.querySelectorAll('#parallel g.pc-axis:not(.value)')].map(
+    g => g.querySelector('text.axislabel').textContent);
+out.pc_value_axes = document.querySelectorAll('#parallel g.pc-axis.value').length;
+out.pc_lines = [...document.querySelectorAll('#parallel polyline.pc')].map(
+    l => l.points.numberOfItems);
 out.executions = document.querySelectorAll('#distributions circle.exe').length;
 out.progress_points = document.querySelectorAll('#progress circle.exe').length;
 document.body.insertAdjacentHTML('beforeend',
@@ -150,6 +161,28 @@ def main():
             fail("a zoomed view that shows every configuration again: %s" % drawn)
         if drawn["labels"] < with_results or drawn["effect_bars"] == 0:
             fail("labels or effect intervals missing: %s" % drawn)
+        # Parallel coordinates: one axis per parameter that varies, one for the metric, and one
+        # line per configuration with results through every axis.
+        values = {}
+        for c in results["configurations"]:
+            for name in set(values) | set(c.get("params", {})):
+                values.setdefault(name, set()).add(str(c.get("params", {}).get(name)))
+        varying = sorted(n for n, v in values.items() if len(v) > 1)
+        if sorted(drawn["pc_axes"]) != varying or drawn["pc_value_axes"] != 1:
+            fail("parallel coordinates: axes %s, want one per varying parameter %s and the "
+                 "metric" % (drawn["pc_axes"], varying))
+        if drawn["pc_lines"] != [len(varying) + 1] * with_results:
+            fail("parallel coordinates: lines %s, want %d through %d axes each"
+                 % (drawn["pc_lines"], with_results, len(varying) + 1))
+        # Effects: one dot and one interval per level of each parameter measured at two levels.
+        for name in varying:
+            levels = {json.dumps(c["params"].get(name)) for c in results["configurations"]
+                      if c.get("n", 0) > 0}
+            if len(levels) < 2:
+                continue
+            if drawn["effects"].get(name) != [len(levels), len(levels)]:
+                fail("effect panel of %s: [dots, intervals] %s, want %d of each"
+                     % (name, drawn["effects"].get(name), len(levels)))
         if results.get("node_effects", {}).get("nodes") and 'id="node-table"' not in dom:
             fail("node effects are not shown as a table")
         if '{"drift"' in dom:

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "coordinator/report/export_vllm.h"
 #include "coordinator/report/html_util.h"
@@ -80,6 +81,71 @@ TEST(Svg, HeatmapMarksBestCellGreenAndEmptyCellsGrey) {
   std::string svg = report::SvgHeatmap(m);
   EXPECT_NE(svg.find("#d8d8d8"), std::string::npos);  // the unmeasured cell
   EXPECT_NE(svg.find("#3cbe5a"), std::string::npos);  // best = green end of the scale
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// The points="..." of each polyline, in document order.
+std::vector<std::vector<std::pair<double, double>>> Polylines(const std::string& svg) {
+  std::vector<std::vector<std::pair<double, double>>> out;
+  for (size_t p = svg.find("<polyline points=\""); p != std::string::npos;
+       p = svg.find("<polyline points=\"", p + 1)) {
+    const size_t b = p + 18, e = svg.find('"', b);
+    std::istringstream in(svg.substr(b, e - b));
+    std::vector<std::pair<double, double>> pts;
+    double x, y;
+    char comma;
+    while (in >> x >> comma >> y) pts.emplace_back(x, y);
+    out.push_back(pts);
+  }
+  return out;
+}
+
+TEST(Svg, ParallelCoordinatesOneAxisPerParameterOneLinePerConfigurationBestOnTop) {
+  std::vector<report::ParallelAxis> axes = {{"BM", {"16", "32", "64"}}, {"ORDER", {"ijk", "kji"}}};
+  std::vector<report::ParallelLine> lines = {
+      {"best", {0, 1}, 1.0, "winner"}, {"mid", {1, 0}, 2.0, ""}, {"worst <x>", {2, 0}, 3.0, ""}};
+  const std::string svg = report::SvgParallelCoordinates(axes, lines, "time_ms");
+  EXPECT_EQ(Count(svg, "<g class=\"pc-axis\">"), 2u);        // one per parameter
+  EXPECT_EQ(Count(svg, "<g class=\"pc-axis value\">"), 1u);  // and the value
+  const auto polys = Polylines(svg);
+  ASSERT_EQ(polys.size(), 3u);
+  for (const auto& p : polys) EXPECT_EQ(p.size(), 3u);  // two parameters and the value
+  // Drawn worst first, so the best is the last (on top); the winner keeps its class.
+  EXPECT_NE(svg.rfind("class=\"pc winner\""), std::string::npos);
+  EXPECT_LT(svg.find("worst &lt;x&gt;"), svg.find("<title>best: 1</title>"));
+  // Levels bottom to top in the order given; the value axis grows upwards.
+  const auto& best = polys[2];
+  const auto& worst = polys[0];
+  EXPECT_GT(best[0].second, worst[0].second);  // BM=16 below BM=64
+  EXPECT_LT(best[1].second, worst[1].second);  // ORDER=kji above ijk
+  EXPECT_GT(best[2].second, worst[2].second);  // 1.0 below 3.0
+  EXPECT_EQ(svg.find("worst <x>"), std::string::npos);
+  EXPECT_EQ(report::SvgParallelCoordinates({}, lines, "ms"), "");
+  EXPECT_EQ(report::SvgParallelCoordinates(axes, {}, "ms"), "");
+}
+
+TEST(Report, ParallelCoordinatesDrawEveryConfigurationWithResults) {
+  auto html = RenderReportHtml(Results());
+  ASSERT_TRUE(html.ok());
+  const size_t at = html->find("<section id=\"parallel\">");
+  ASSERT_NE(at, std::string::npos);
+  const std::string section = html->substr(at, html->find("</section>", at) - at);
+  EXPECT_EQ(Count(section, "<g class=\"pc-axis\">"), 2u);  // BM and ORDER vary
+  EXPECT_EQ(Count(section, "<polyline"), 3u);              // k4 is infeasible: no line
+  // A parameter with one value everywhere gets no axis.
+  json r = Results();
+  for (auto& c : r["configurations"]) c["params"]["ORDER"] = "ijk";
+  html = RenderReportHtml(r);
+  ASSERT_TRUE(html.ok());
+  const size_t at2 = html->find("<section id=\"parallel\">");
+  ASSERT_NE(at2, std::string::npos);
+  EXPECT_EQ(Count(html->substr(at2, html->find("</section>", at2) - at2), "<g class=\"pc-axis\">"),
+            1u);
 }
 
 TEST(Report, HasEverySectionAndEscapesStrings) {
