@@ -8,6 +8,7 @@
 
 #include "common/stats/descriptive.h"
 #include "common/stats/hierarchical.h"
+#include "common/store/failure_text.h"
 #include "coordinator/audit.h"
 #include "coordinator/metric_checks.h"
 #include "coordinator/node_effects.h"
@@ -62,13 +63,7 @@ ConfigOutcome Outcome(const v1::ConfigRecord& r) {
   }
 }
 
-std::string ClassName(int c) {
-  std::string n = v1::FailureClass_Name(static_cast<v1::FailureClass>(c));
-  const std::string prefix = "FAILURE_CLASS_";
-  if (n.rfind(prefix, 0) == 0) n = n.substr(prefix.size());
-  std::transform(n.begin(), n.end(), n.begin(), ::tolower);
-  return n;
-}
+std::string ClassName(int c) { return FailureClassText(static_cast<v1::FailureClass>(c)); }
 
 std::string Fmt(const char* f, double a, double b) {
   char buf[64];
@@ -227,6 +222,7 @@ SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>
   std::vector<Collected> collected(out.configs.size());
   for (const auto& a : attempts) {
     ++out.total_attempts;
+    if (!a.ok()) ++out.failed_attempts;
     if (a.reference()) continue;
     auto it = index.find(a.config_key());
     if (it == index.end()) continue;

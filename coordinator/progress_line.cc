@@ -6,6 +6,7 @@
 #include <mutex>
 #include <vector>
 
+#include "common/store/execution_count.h"
 #include "spdlog/sinks/base_sink.h"
 #include "spdlog/spdlog.h"
 
@@ -47,10 +48,6 @@ class ProgressAwareSink : public spdlog::sinks::base_sink<std::mutex> {
 std::vector<spdlog::sink_ptr>& SavedSinks() {
   static std::vector<spdlog::sink_ptr> saved;
   return saved;
-}
-
-std::string Plural(int64_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
 }  // namespace
@@ -134,14 +131,13 @@ void ProgressLine::Update(const Scheduler& s, double now, bool force) {
   }
   char text[900];
   std::snprintf(text, sizeof text,
-                "[%s] %lld/%lld finished (%lld ok, %lld infeasible), %lld running, %s of ~%lld "
-                "(%lld failed), %.1f exec/s, ETA %s, best %s",
+                "[%s] %lld/%lld finished (%lld ok, %lld infeasible), %lld running, %s of ~%lld, "
+                "%.1f exec/s, ETA %s, best %s",
                 s.spec().name.c_str(), static_cast<long long>(p.done + p.infeasible),
                 static_cast<long long>(p.total), static_cast<long long>(p.done),
                 static_cast<long long>(p.infeasible), static_cast<long long>(p.busy),
-                Plural(executions, "execution", "executions").c_str(),
-                static_cast<long long>(executions + remaining),
-                static_cast<long long>(p.attempts_failed), rate, eta.c_str(), best.c_str());
+                ExecutionsText({executions, p.attempts_failed}).c_str(),
+                static_cast<long long>(executions + remaining), rate, eta.c_str(), best.c_str());
   std::string line = text;
   if (p.store_failing_seconds > 0) {
     line = "[" + s.spec().name + "] STORE REFUSES WRITES for " +

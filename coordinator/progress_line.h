@@ -1,7 +1,10 @@
 // ProgressLine: the live status line of a running sweep on stderr.
 //
-//   [cpu-demo] 12/42 finished (11 ok, 1 infeasible), 2 running, 37 executions of ~120 done
-//   (0 failed), 3.1 exec/s, ETA 29s, best 1.234 ms (BM=32 BN=16)
+//   [cpu-demo] 12/42 finished (11 ok, 1 infeasible), 2 running, 37 executions (1 failed) of
+//   ~120, 3.1 exec/s, ETA 29s, best 1.234 ms (BM=32 BN=16)
+//
+// Executions are counted as every other view counts them (common/store/execution_count.h: every
+// execution the sweep stored, the reference's included, failed ones apart).
 //
 // On a terminal it is one line redrawn in place (`\r`), and log lines never run into it: while a
 // ProgressLine is alive, the default spdlog logger writes through it (the line is cleared, the

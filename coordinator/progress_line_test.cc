@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/store/execution_count.h"
 #include "common/store/file_store.h"
 #include "tests/support/temp_dir.h"
 
@@ -74,6 +75,12 @@ TEST(ProgressLine, CountsExecutionsAndEstimatesFromThem) {
   EXPECT_LT(remaining, 9);
   EXPECT_EQ(text.find("ETA ?"), std::string::npos) << text;
   EXPECT_NE(text.find("exec/s"), std::string::npos);
+  // Executions as every view counts them (execution_count.h): all, failed ones apart.
+  const Progress p = s.GetProgress();
+  EXPECT_GT(p.attempts_failed, 0);
+  EXPECT_NE(text.find(ExecutionsText({p.attempts_ok + p.attempts_failed, p.attempts_failed})),
+            std::string::npos)
+      << text;
   EXPECT_EQ(FormatDuration(7), "7s");
   EXPECT_EQ(FormatDuration(185), "3m05s");
   EXPECT_EQ(FormatDuration(9000), "2.5h");

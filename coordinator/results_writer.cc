@@ -6,6 +6,8 @@
 #include <map>
 #include <sstream>
 
+#include "common/store/execution_count.h"
+
 namespace fleetsweep {
 namespace {
 
@@ -179,7 +181,8 @@ nlohmann::json ResultsToJson(const SweepResult& r) {
   j["goal"] = r.goal;
   j["summary"] = {{"configurations", r.configs.size()}, {"done", r.done},
                   {"infeasible", r.infeasible},         {"unfinished", r.unfinished},
-                  {"attempts", r.total_attempts},       {"samples", r.total_samples}};
+                  {"attempts", r.total_attempts},       {"failed_attempts", r.failed_attempts},
+                  {"samples", r.total_samples}};
   nlohmann::json configs = nlohmann::json::array();
   for (size_t i = 0; i < r.configs.size(); ++i) {
     const ConfigResult& c = r.configs[i];
@@ -300,8 +303,9 @@ std::string SummaryTable(const SweepResult& r, int rows) {
     ++shown;
   }
   o << "configurations: " << r.configs.size() << " (" << r.done << " done, " << r.infeasible
-    << " infeasible, " << r.unfinished << " unfinished); executions " << r.total_attempts
-    << ", samples " << r.total_samples << "\n";
+    << " infeasible, " << r.unfinished << " unfinished); "
+    << ExecutionsText({r.total_attempts, r.failed_attempts}) << ", " << r.total_samples
+    << " samples\n";
   if (r.infeasible > 0) o << "why configurations are infeasible:\n" << FailureExamples(r);
   if (!r.infeasible_regions.empty()) {
     o << "infeasible regions:\n";

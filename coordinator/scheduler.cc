@@ -8,6 +8,7 @@
 
 #include "common/space/expand.h"
 #include "common/stats/bootstrap.h"
+#include "common/store/failure_text.h"
 #include "common/store/store_checks.h"
 #include "common/wire/wire.h"
 #include "coordinator/robust.h"
@@ -199,9 +200,7 @@ void Scheduler::Reevaluate(int index) {
     Status s = PersistConfig(index);
     if (!s.ok()) spdlog::warn("store: {}", s.ToString());
     if (c.record.state() == v1::CONFIG_STATE_INFEASIBLE) {
-      std::string cls = v1::FailureClass_Name(c.record.last_failure());
-      if (cls.rfind("FAILURE_CLASS_", 0) == 0) cls = cls.substr(14);  // "LAUNCH" -> "launch"
-      std::transform(cls.begin(), cls.end(), cls.begin(), ::tolower);
+      const std::string cls = FailureClassText(c.record.last_failure());
       spdlog::warn("configuration {} ({}) is infeasible: {} failures, last {}: {}",
                    c.record.config_key(), ConfigToString(c.params), c.record.failures(), cls,
                    c.record.last_failure_detail());

@@ -170,7 +170,9 @@ struct SweepResult {
   std::vector<int> tied;              // indices of the statistically tied best set
   std::string winner_rule;            // the rule, in words
   WinnerTest winner_test;
-  int64_t total_attempts = 0, total_samples = 0;
+  // Every execution in the store (the reference's included) and the failed ones among them
+  // (common/store/execution_count.h: what `run`, `watch` and `list` call executions).
+  int64_t total_attempts = 0, failed_attempts = 0, total_samples = 0;
   int64_t done = 0, infeasible = 0, unfinished = 0;
   std::vector<std::string> warnings;
 

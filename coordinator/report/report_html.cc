@@ -50,10 +50,18 @@ pre{background:#f4f6fa;padding:8px;font-size:12px;white-space:pre-wrap;word-brea
 void Summary(const json& r, const report::ReportData& d, std::ostringstream& o) {
   o << "<section id=\"summary\"><div class=\"cards\">";
   const json s = r.value("summary", json::object());
-  for (const char* k :
-       {"configurations", "done", "infeasible", "unfinished", "attempts", "samples"}) {
+  // results.json names executions "attempts" (docs/results.md); the page says executions.
+  static const std::pair<const char*, const char*> kCards[] = {
+      {"configurations", "configurations"},
+      {"done", "done"},
+      {"infeasible", "infeasible"},
+      {"unfinished", "unfinished"},
+      {"attempts", "executions"},
+      {"failed_attempts", "failed executions"},
+      {"samples", "samples"}};
+  for (const auto& [k, label] : kCards) {
     if (s.contains(k)) {
-      o << "<div class=\"card\"><b>" << HtmlEscape(report::JsonText(s[k])) << "</b><span>" << k
+      o << "<div class=\"card\"><b>" << HtmlEscape(report::JsonText(s[k])) << "</b><span>" << label
         << "</span></div>";
     }
   }

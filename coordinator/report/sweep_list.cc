@@ -9,6 +9,7 @@
 
 #include "common/space/spec.h"
 #include "common/stats/descriptive.h"
+#include "common/store/execution_count.h"
 
 namespace fleetsweep {
 namespace {
@@ -30,7 +31,8 @@ struct SweepView {
   bool minimize = true;
   std::vector<v1::ConfigRecord> records;
   std::vector<ConfigRow> rows;  // ranked: with results first, best first
-  int64_t finished = 0, done = 0, infeasible = 0, executions = 0;
+  int64_t finished = 0, done = 0, infeasible = 0;
+  ExecutionCount executions;  // the sweep's, as `run` and `watch` count them
 };
 
 std::string ParamsText(const v1::ConfigRecord& r) {
@@ -75,13 +77,13 @@ StatusOr<SweepView> LoadView(ResultStore* store, const std::string& name) {
     if (r.state() == v1::CONFIG_STATE_INFEASIBLE) ++v.infeasible;
   }
   v.finished = v.done + v.infeasible;
+  v.executions = CountExecutions(attempts);
   for (const auto& a : attempts) {
     if (a.reference()) continue;
     auto it = index.find(a.config_key());
     if (it == index.end()) continue;
     ConfigRow& row = v.rows[it->second];
     ++row.executions;
-    ++v.executions;
     if (!a.ok()) continue;
     ++row.ok;
     for (const auto& s : a.samples()) {
@@ -123,14 +125,14 @@ StatusOr<std::string> ListSweepsText(ResultStore* store) {
     return o.str();
   }
   char line[1024];
-  std::snprintf(line, sizeof line, "%-24s %-12s %-40s %10s  %s\n", "sweep", "state",
+  std::snprintf(line, sizeof line, "%-24s %-12s %-40s %-24s  %s\n", "sweep", "state",
                 "configurations", "executions", "best (median)");
   o << line;
   for (const std::string& name : names) {
     FS_ASSIGN_OR_RETURN(SweepView v, LoadView(store, name));
     const int64_t total = static_cast<int64_t>(v.records.size());
     const char* state = total > 0 && v.finished == total ? "finished"
-                        : v.executions > 0               ? "unfinished"
+                        : v.executions.executions > 0    ? "unfinished"
                                                          : "not started";
     const std::string configs = std::to_string(v.finished) + "/" + std::to_string(total) +
                                 " finished (" + std::to_string(v.done) + " ok, " +
@@ -140,8 +142,8 @@ StatusOr<std::string> ListSweepsText(ResultStore* store) {
       best = v.metric + " " + Number(v.rows[0].median) + (v.unit.empty() ? "" : " " + v.unit) +
              " (" + ParamsText(*v.rows[0].record) + ")";
     }
-    std::snprintf(line, sizeof line, "%-24s %-12s %-40s %10lld  %s\n", name.c_str(), state,
-                  configs.c_str(), static_cast<long long>(v.executions), best.c_str());
+    std::snprintf(line, sizeof line, "%-24s %-12s %-40s %-24s  %s\n", name.c_str(), state,
+                  configs.c_str(), ExecutionsText(v.executions).c_str(), best.c_str());
     o << line;
   }
   return o.str();
@@ -151,9 +153,9 @@ StatusOr<std::string> ShowSweepText(ResultStore* store, const std::string& sweep
   FS_ASSIGN_OR_RETURN(SweepView v, LoadView(store, sweep));
   std::ostringstream o;
   o << "sweep " << v.name << ": " << v.records.size() << " configurations, " << v.finished
-    << " finished (" << v.done << " ok, " << v.infeasible << " infeasible), " << v.executions
-    << " executions; ranked by the median " << v.metric << " (" << (v.minimize ? "lower" : "higher")
-    << " is better)\n";
+    << " finished (" << v.done << " ok, " << v.infeasible << " infeasible), "
+    << ExecutionsText(v.executions) << "; ranked by the median " << v.metric << " ("
+    << (v.minimize ? "lower" : "higher") << " is better)\n";
   char line[1024];
   std::snprintf(line, sizeof line, "%-5s %-18s %-11s %10s %14s  %s\n", "rank", "config", "state",
                 "executions", ("median " + v.metric).c_str(), "parameters");

@@ -2,8 +2,9 @@
 // Optuna CLI's `studies` / `trials`, Katib's experiment list).
 //
 //   $ fleetsweep list --store out/cpu-demo
-//   sweep     state        configurations                       executions  best time_ms
-//   cpu-demo  finished     42/42 finished (40 ok, 2 infeasible)        126  1.234 ms (BM=32 ...)
+//   sweep     state     configurations                        executions  best (median)
+//   cpu-demo  finished  42/42 finished (40 ok, 2 infeasible)  126 executions (6 failed)  time_ms
+//             1.234 ms (BM=32 ...)   [one line]
 //
 //   $ fleetsweep show cpu-demo --store out/cpu-demo
 //   rank  config            state       executions    median time_ms  parameters
@@ -29,7 +30,8 @@ namespace fleetsweep {
 std::string StoreUrlFor(const std::string& store);
 
 // One line per sweep: name, state (finished | unfinished | not started), configurations,
-// executions, best median of the primary metric with its parameters.
+// executions (common/store/execution_count.h, as `run` and `watch` count them), best median of the
+// primary metric with its parameters.
 StatusOr<std::string> ListSweepsText(ResultStore* store);
 
 // One sweep's configurations ranked by median (those without results last); `limit` rows at

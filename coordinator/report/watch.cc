@@ -10,6 +10,7 @@
 
 #include "common/space/spec.h"
 #include "common/stats/descriptive.h"
+#include "common/store/failure_text.h"
 #include "nlohmann/json.hpp"
 
 namespace fleetsweep {
@@ -25,7 +26,11 @@ std::string FormatEvent(const std::string& line) {
   for (const char* k : {"config_key", "node", "ok", "samples", "failure"}) {
     if (!e.contains(k)) continue;
     const auto& v = e[k];
-    if (std::string(k) == "failure" && v == "FAILURE_CLASS_UNSPECIFIED") continue;
+    if (std::string(k) == "failure") {
+      if (!v.is_string() || v == "FAILURE_CLASS_UNSPECIFIED") continue;
+      s += " failure=" + FailureClassText(v.get<std::string>());  // "exit_code", not the enum
+      continue;
+    }
     s += std::string(" ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
   }
   return s;
@@ -85,14 +90,10 @@ Status Watcher::Snapshot(std::ostream& out) {
         ++p.pending;
     }
   }
+  p.executions = CountExecutions(attempts);
   std::map<std::string, std::vector<double>> samples;
   for (const auto& a : attempts) {
-    if (!a.reference()) ++p.attempts;
-    if (!a.ok()) {
-      ++p.failed_attempts;
-      continue;
-    }
-    if (a.reference()) continue;
+    if (!a.ok() || a.reference()) continue;
     for (const auto& s : a.samples()) {
       if (metric.empty()) metric = s.metric();
       if (s.metric() == metric) samples[a.config_key()].push_back(s.value());
@@ -116,8 +117,8 @@ Status Watcher::Snapshot(std::ostream& out) {
                 Bar(p.done + p.infeasible, p.total).c_str(), static_cast<long long>(p.done),
                 static_cast<long long>(p.total), static_cast<long long>(p.infeasible),
                 static_cast<long long>(p.leased), static_cast<long long>(p.pending));
-  out << line << "attempts " << p.attempts << " (" << p.failed_attempts << " failed), events "
-      << p.events << (p.finished() ? "  -- finished\n" : "\n");
+  out << line << ExecutionsText(p.executions) << ", events " << p.events
+      << (p.finished() ? "  -- finished\n" : "\n");
   out << "current best by median " << (metric.empty() ? "(no samples yet)" : metric)
       << (minimize ? " (lower is better)" : " (higher is better)") << ":\n";
   for (size_t i = 0; i < medians.size() && i < 5; ++i) {

@@ -4,8 +4,9 @@
 // Each snapshot reads the configuration states (LoadConfigs), the attempts (LoadAttempts) and the
 // events appended since the previous snapshot (ReadEvents, polled: the stream is read by index,
 // so nothing is missed between snapshots). It prints progress (done/total, infeasible, leased,
-// pending), the current best configurations by median of the primary metric over the ok
-// attempts so far (a running view, not the final robust ranking), and the recent events.
+// pending), the executions (common/store/execution_count.h: counted as `fleetsweep run` counts
+// them, failed ones apart), the current best configurations by median of the primary metric over
+// the ok attempts so far (a running view, not the final robust ranking), and the recent events.
 //
 // Thread-safety: a Watcher is used by one thread.
 #pragma once
@@ -17,13 +18,15 @@
 #include <string>
 
 #include "common/status.h"
+#include "common/store/execution_count.h"
 #include "common/store/store.h"
 
 namespace fleetsweep {
 
 struct WatchProgress {
   int64_t total = 0, done = 0, infeasible = 0, leased = 0, pending = 0;
-  int64_t attempts = 0, failed_attempts = 0, events = 0;
+  ExecutionCount executions;  // every execution in the store, failed ones apart
+  int64_t events = 0;
   bool finished() const { return total > 0 && done + infeasible == total; }
 };
 

@@ -73,6 +73,8 @@ TEST(SweepList, ListsSweepsWithStateAndBestAndShowsOneRanked) {
   EXPECT_NE(list->find("finished     3/3 finished (2 ok, 1 infeasible)"), std::string::npos)
       << *list;
   EXPECT_NE(list->find("time_ms 2 ms (BM=32)"), std::string::npos) << *list;  // median of 1,2,3
+  // Executions as `run` and `watch` count them: all of them, failed ones apart.
+  EXPECT_NE(list->find("7 executions (1 failed)"), std::string::npos) << *list;
   EXPECT_NE(list->find("new-sweep"), std::string::npos);
   EXPECT_NE(list->find("not started"), std::string::npos) << *list;
 

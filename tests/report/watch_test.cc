@@ -74,7 +74,7 @@ TEST(Watch, SnapshotsFollowARedisSweep) {
   EXPECT_NE(a.find("1/3 done"), std::string::npos) << a;
   EXPECT_NE(a.find("1 infeasible"), std::string::npos) << a;
   EXPECT_NE(a.find("1 running"), std::string::npos) << a;
-  EXPECT_NE(a.find("attempts 3 (1 failed)"), std::string::npos) << a;
+  EXPECT_NE(a.find("3 executions (1 failed)"), std::string::npos) << a;
   // Best first: BM=32 (median 2.1) before BM=16 (5.1).
   ASSERT_NE(a.find("1.          2.1"), std::string::npos) << a;
   EXPECT_LT(a.find("BM=32"), a.find("BM=16")) << a;
@@ -83,11 +83,19 @@ TEST(Watch, SnapshotsFollowARedisSweep) {
 
   // The sweep moves on: a new event and the last configuration done.
   ASSERT_TRUE(s.AppendEvent("w", R"({"type":"attempt","config_key":"k32","ok":true})").ok());
+  ASSERT_TRUE(
+      s.AppendEvent(
+           "w",
+           R"({"type":"attempt","config_key":"k64","ok":false,"failure":"FAILURE_CLASS_LAUNCH"})")
+          .ok());
   ASSERT_TRUE(s.PutConfigs("w", {Record("k32", "32", v1::CONFIG_STATE_DONE, 1)}).ok());
   std::ostringstream second;
   ASSERT_TRUE(w.Snapshot(second).ok());
   EXPECT_NE(second.str().find("config_key=k32"), std::string::npos) << second.str();
-  EXPECT_NE(second.str().find("events 2"), std::string::npos) << second.str();
+  EXPECT_NE(second.str().find("events 3"), std::string::npos) << second.str();
+  // Failure classes as users read them, not the protobuf enum's names.
+  EXPECT_NE(second.str().find("ok=false failure=launch"), std::string::npos) << second.str();
+  EXPECT_EQ(second.str().find("FAILURE_CLASS"), std::string::npos) << second.str();
   EXPECT_TRUE(w.progress().finished());
   EXPECT_NE(second.str().find("finished"), std::string::npos);
 

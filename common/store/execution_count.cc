@@ -1,0 +1,20 @@
+#include "common/store/execution_count.h"
+
+namespace fleetsweep {
+
+ExecutionCount CountExecutions(const std::vector<v1::Attempt>& attempts) {
+  ExecutionCount c;
+  for (const auto& a : attempts) {
+    ++c.executions;
+    if (!a.ok()) ++c.failed;
+  }
+  return c;
+}
+
+std::string ExecutionsText(const ExecutionCount& count) {
+  return std::to_string(count.executions) +
+         (count.executions == 1 ? " execution (" : " executions (") + std::to_string(count.failed) +
+         " failed)";
+}
+
+}  // namespace fleetsweep
