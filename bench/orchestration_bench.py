@@ -59,7 +59,7 @@ metrics:
     ep = f"tcp://127.0.0.1:{cl.free_port()}"
     t0 = time.time()
     coord = procs.start([cl.binary("fleetsweep-coordinator"), "--spec", spec, "--redis",
-                         redis.url, "--bind", ep, "--insecure", "--exit-when-done",
+                         redis.url, "--bind", ep, "--insecure", "--exit-when-finished",
                          "--worker-timeout", "30", "--no-progress"], "coordinator")
     for i in range(workers):
         procs.start([cl.binary("fleetsweep-worker"), "--coordinator", ep, "--insecure", "--slots",

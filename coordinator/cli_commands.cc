@@ -153,7 +153,9 @@ void CliCommands::Register(CLI::App* app) {
   s.exporter->add_option("--M", s.m, "batch size M when the sweep has one (vllm-moe)");
 
   s.watch = app->add_subcommand("watch", "follow a running cluster sweep in the terminal");
-  s.watch->add_option("--store,--redis", s.store_url, "redis://host:port[/db] (or file:DIR)")
+  s.watch
+      ->add_option("--store,--redis", s.store_url,
+                   "redis://host:port[/db], file:DIR, or a `run --out` directory")
       ->required();
   s.watch->add_option("--sweep", s.sweep, "sweep name")->required();
   s.watch->add_flag("--once", s.once, "print one snapshot and exit");
@@ -162,13 +164,13 @@ void CliCommands::Register(CLI::App* app) {
 
   s.list = app->add_subcommand("list", "the sweeps in a store: state, progress, best result");
   s.list
-      ->add_option("--store", s.store_url,
+      ->add_option("--store,--redis", s.store_url,
                    "redis://host:port[/db], file:DIR, or a `run --out` directory")
       ->required();
   s.show = app->add_subcommand("show", "one sweep's configurations, ranked, from its store");
   s.show->add_option("sweep", s.sweep, "sweep name (see fleetsweep list)")->required();
   s.show
-      ->add_option("--store", s.store_url,
+      ->add_option("--store,--redis", s.store_url,
                    "redis://host:port[/db], file:DIR, or a `run --out` directory")
       ->required();
   s.show->add_option("--limit", s.limit, "configurations shown (0 = all)")
@@ -201,7 +203,8 @@ int CliCommands::Run() {
   }
   if (*s.watch) {
     static std::atomic<bool> never{false};
-    return RunWatch(s.store_url, s.sweep, s.once, s.interval, never, std::cout, std::cerr);
+    return RunWatch(StoreUrlFor(s.store_url), s.sweep, s.once, s.interval, never, std::cout,
+                    std::cerr);
   }
   auto in = LoadSweepInputs(s.dir);
   if (!in.ok()) return Fail("export", in.status());

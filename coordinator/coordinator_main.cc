@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   app.option_defaults()->always_capture_default();
   SweepRunOptions o;
   std::string redis, secret_key_file, authorized_keys;
-  bool insecure = false;
+  bool insecure = false, exit_when_done = false;
   o.server.bind = "tcp://*:5555";
   app.add_option("--spec", o.spec_path, "sweep spec (YAML)")->required();
   app.add_option("--store,--redis", redis,
@@ -37,8 +37,10 @@ int main(int argc, char** argv) {
   app.add_option("--store-give-up", o.store_give_up_seconds,
                  "exit (code 7) when store writes have failed this long (seconds)");
   app.add_option("--out", o.out_dir, "write results.json/csv here when the sweep finishes");
-  app.add_flag("--exit-when-finished,--exit-when-done", o.server.exit_when_done,
+  app.add_flag("--exit-when-finished", o.server.exit_when_done,
                "exit when the sweep is finished (the worker's flag has the same name)");
+  app.add_flag("--exit-when-done", exit_when_done,
+               "deprecated: the old name of --exit-when-finished (still works)");
   o.server.unheard_linger_seconds = 5;  // a restart that finds the sweep finished tells workers
   app.add_flag(
       "--no-progress", [&](int64_t) { o.progress = false; }, "no progress line");
@@ -53,6 +55,11 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? 0 : ToInt(ExitCode::kBadInput);
   }
   o.store_url = redis;
+  if (exit_when_done) {
+    std::cerr << "fleetsweep-coordinator: --exit-when-done is deprecated: use "
+                 "--exit-when-finished (same meaning)\n";
+    o.server.exit_when_done = true;
+  }
 
   if (!insecure) {
     if (secret_key_file.empty() || authorized_keys.empty()) {

@@ -58,11 +58,13 @@ int main(int argc, char** argv) {
   run->add_option("--metrics-port", metrics_port, "coordinator Prometheus port (0 = any)");
   run->add_option("--worker-timeout,--lease-timeout", worker_timeout,
                   "seconds of silence before a worker's leases are reassigned");
-  run->add_option("--worker-arg", worker_args, "extra argument for every worker (repeatable)");
+  run->add_option("--worker-arg", worker_args, "extra argument for every worker (repeatable)")
+      ->default_str("");  // lists: no "=[]" in the help
   std::vector<std::string> devices;
   run->add_option("--devices", devices,
                   "device per worker, cycled; A,B or A B (default: worker i gets i)")
-      ->delimiter(',');
+      ->delimiter(',')
+      ->default_str("");
 
   auto* space = app.add_subcommand("space", "prune-only analysis of a sweep space");
   bool count_only = false, json = false;

@@ -26,26 +26,34 @@ void OnSignal(int) { g_stop.store(true); }
 int main(int argc, char** argv) {
   using namespace fleetsweep;
   CLI::App app{"fleetsweep-worker: runs benchmark executions for a fleetsweep coordinator"};
+  app.option_defaults()->always_capture_default();
   AgentOptions o;
-  std::string redis, devices, server_key_file, secret_key_file;
+  std::string redis, server_key_file, secret_key_file;
+  std::vector<std::string> devices;
   int metrics_port = -1;
-  bool insecure = false, allow_any_exec = false;
+  bool insecure = false, allow_any_exec = false, exit_when_done = false;
   app.add_option("--coordinator", o.coordinator, "coordinator endpoint, tcp://HOST:PORT")
-      ->required();
-  app.add_option("--redis", redis, "result store URL (redis://[user:password@]host:port)");
+      ->required()
+      ->default_str("");  // required: no default to show
+  app.add_option("--store,--redis", redis,
+                 "result store the worker writes to directly: redis://[user:password@]host:port");
   app.add_option("--slots", o.slots, "parallel executions (one per GPU)")
       ->check(CLI::Range(1, 1024));
   app.add_option("--prefetch", o.prefetch,
                  "leases asked for ahead per slot, so the next execution starts without a "
                  "round trip (0 = none)")
       ->check(CLI::Range(0, kMaxPrefetchPerSlot));
-  app.add_option("--devices", devices, "comma-separated device ids, one per slot (default 0..N-1)");
+  app.add_option("--devices", devices,
+                 "device ids, one per slot, cycled; A,B or A B (default: 0 .. slots-1)")
+      ->delimiter(',')
+      ->default_str("");  // lists: the default is said in words
   app.add_option("--device-env", o.device_env, "variable that pins a slot to its device");
   app.add_option("--node", o.node, "node name (default: hostname)");
   app.add_option("--worker-id", o.worker_id, "unique worker id (default: node-pid-random)");
   app.add_option("--platform", o.platform, "platform name (e.g. bi-v100, cuda, cpu)");
   app.add_option("--platform-surface", o.platform_surface_file, "platform surface file (YAML)");
-  app.add_option("--allow-exec", o.allow_exec, "allowed executables (glob patterns)");
+  app.add_option("--allow-exec", o.allow_exec, "allowed executables (glob patterns)")
+      ->default_str("");
   app.add_flag("--allow-any-exec", allow_any_exec,
                "run any command a spec names (cluster mode refuses to start without "
                "--allow-exec otherwise)");
@@ -54,26 +62,31 @@ int main(int argc, char** argv) {
                  "(default: a private temp dir)");
   app.add_option("--pass-env", o.env_policy.pass_env,
                  "more worker variables benchmarks inherit (glob; a secret-looking name only "
-                 "when given exactly)");
+                 "when given exactly)")
+      ->default_str("");
   app.add_option("--allow-spec-env", o.env_policy.allow_spec_env,
-                 "variable names a spec may set although they are refused by default (glob)");
+                 "variable names a spec may set although they are refused by default (glob)")
+      ->default_str("");
   app.add_option("--metrics-port", metrics_port, "Prometheus port (0 = pick a free one)");
   app.add_option("--give-up-after", o.give_up_after_seconds,
                  "exit if the coordinator does not answer for this long (0 = never)");
   app.add_flag("--exit-when-finished", o.exit_when_finished, "exit when the sweep is finished");
+  app.add_flag("--exit-when-done", exit_when_done,
+               "deprecated: the old name of --exit-when-finished (still works)");
   app.add_option("--curve-server-key", server_key_file, "coordinator's public key file");
   app.add_option("--curve-secret-key", secret_key_file, "this worker's secret key file");
   app.add_flag("--insecure", insecure, "plain TCP without CurveZMQ");
   CLI11_PARSE(app, argc, argv);
 
+  if (exit_when_done) {
+    std::cerr << "fleetsweep-worker: --exit-when-done is deprecated: use --exit-when-finished "
+                 "(same meaning)\n";
+    o.exit_when_finished = true;
+  }
   if (!devices.empty()) {
     o.devices.clear();
-    size_t start = 0;
-    while (start <= devices.size()) {
-      size_t comma = devices.find(',', start);
-      if (comma == std::string::npos) comma = devices.size();
-      if (comma > start) o.devices.push_back(devices.substr(start, comma - start));
-      start = comma + 1;
+    for (const auto& d : devices) {
+      if (!d.empty()) o.devices.push_back(d);
     }
   }
   // Cluster mode (CurveZMQ, or a coordinator off this host): a worker runs only what its
@@ -150,6 +163,10 @@ int main(int argc, char** argv) {
   signal(SIGTERM, OnSignal);
   signal(SIGPIPE, SIG_IGN);
   WorkerAgent agent(o);
+  std::string device_list;
+  for (const auto& d : agent.options().devices) device_list += (device_list.empty() ? "" : ",") + d;
+  spdlog::info("worker {}: slots {}, devices {} (slot i runs on the i-th, cycled)",
+               agent.options().worker_id, agent.options().slots, device_list);
   Status s = agent.Run(g_stop);
   RemoveDefaultScratchRoot();  // executions are over (the agent joined its slots)
   if (!s.ok()) {

@@ -112,7 +112,7 @@ def test_wire(work):
     ep = f"tcp://127.0.0.1:{port}"
     store = "file:" + os.path.join(work, "store")
     coord = procs.start([cl.binary("fleetsweep-coordinator"), "--spec", spec, "--redis", store,
-                         "--bind", ep, "--insecure", "--exit-when-done", "--out", out,
+                         "--bind", ep, "--insecure", "--exit-when-finished", "--out", out,
                          "--worker-timeout", "2", "--no-progress"], "coordinator")
     time.sleep(0.5)
     r = subprocess.run([cl.binary("fleetsweep-wire-poke"), ep], capture_output=True, text=True,
@@ -210,7 +210,7 @@ def test_redis_outage(work):
     redis.start()
     ep = f"tcp://127.0.0.1:{cl.free_port()}"
     coord = procs.start([cl.binary("fleetsweep-coordinator"), "--spec", spec, "--redis",
-                         redis.url, "--bind", ep, "--insecure", "--exit-when-done", "--out", out,
+                         redis.url, "--bind", ep, "--insecure", "--exit-when-finished", "--out", out,
                          "--worker-timeout", "3", "--no-progress"], "coordinator")
     for i in range(2):
         procs.start([cl.binary("fleetsweep-worker"), "--coordinator", ep, "--insecure", "--slots",

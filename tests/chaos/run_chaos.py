@@ -106,7 +106,7 @@ metrics:
     port = cl.free_port()
     endpoint = f"tcp://127.0.0.1:{port}"
     coord_argv = [coord_bin, "--spec", spec, "--redis", redis.url, "--bind", endpoint,
-                  "--insecure", "--exit-when-done", "--out", out_dir, "--worker-timeout", "3",
+                  "--insecure", "--exit-when-finished", "--out", out_dir, "--worker-timeout", "3",
                   "--no-progress"]
     coord_starts = [0]
 

@@ -170,7 +170,7 @@ function checkChart(objects, values, ctx) {
     expect(argValue(c.args, '--lease-timeout') === (values.coordinator.leaseTimeoutSeconds ? String(values.coordinator.leaseTimeoutSeconds) : undefined),
         'coordinator --lease-timeout differs from values');
     expect(argValue(c.args, '--heartbeat') === String(values.coordinator.heartbeatSeconds), 'coordinator --heartbeat differs from values');
-    expect(c.args.includes('--exit-when-done') === !!values.coordinator.exitWhenDone, 'coordinator --exit-when-done differs from values');
+    expect(c.args.includes('--exit-when-finished') === !!values.coordinator.exitWhenDone, 'coordinator --exit-when-finished differs from values');
     const spec = argValue(c.args, '--spec');
     const specMount = c.volumeMounts.find((m) => spec && spec.startsWith(m.mountPath + '/'));
     expect(specMount, 'coordinator --spec is not on a mounted volume');

@@ -1,14 +1,21 @@
 #!/usr/bin/python3
 """The `fleetsweep` command line as a user meets it: `help`, defaults in the help text, the
 executor section checked by `validate` and by `run` before anything starts (every problem, with
-file:line:column of the spec file), flag names shared by the binaries. Exit 77 when the binaries
-are not built."""
+file:line:column of the spec file), flag names shared by the binaries (`--devices A B` and
+`--devices A,B`, `--exit-when-finished` with its deprecated alias `--exit-when-done`), and
+`run`, its summary, `watch`, `list` and results.json counting the same executions over one store.
+Exit 77 when the binaries are not built."""
+import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
 
 BIN = os.environ.get("FLEETSWEEP_BIN", "")
+SRC = os.environ.get("FLEETSWEEP_SRC", os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+EXECUTIONS = r"(\d+) executions? \((\d+) failed\)"
 
 BAD_SPEC = """sweep: bad-exec
 executor:
@@ -98,8 +105,69 @@ def main():
     if os.access(torch_bench, os.X_OK):
         rc, out, err = run(torch_bench, "--help")
         check(rc == 0 and "Usage" in out and not err, f"torch bench --help: {rc}\n{err}")
+    worker = os.path.join(BIN, "fleetsweep-worker")
+    rc, out, _ = run(worker, "--help")
+    check(rc == 0 and "A,B or A B" in out and "--exit-when-done" in out
+          and re.search(r"--slots[^\n]*=1\n", out) and "=[]" not in out,
+          f"worker help: both --devices forms, the deprecated alias, defaults:\n{out}")
+    for devices in (["7", "9"], ["7,9"]):
+        rc, out, err = run(worker, "--coordinator", "tcp://127.0.0.1:1", "--insecure", "--slots",
+                           "2", "--devices", *devices, "--give-up-after", "1",
+                           "--exit-when-done", timeout=30)
+        check("slots 2, devices 7,9 " in out, f"worker --devices {' '.join(devices)}: {out}{err}")
+        check("--exit-when-done is deprecated: use --exit-when-finished" in err,
+              f"the worker's deprecated alias says so: {err}")
+    with tempfile.TemporaryDirectory(prefix="fs-cli-count-") as tmp:
+        check_counts(fs, coord, tmp)
     print("PASS cli")
     return 0
+
+
+def counts_in(text, pattern, what):
+    found = re.findall(pattern, text)
+    check(found, f"no execution count in {what}:\n{text}")
+    return tuple(int(x) for x in found[-1])
+
+
+def check_counts(fs, coord, tmp):
+    """One sweep with failures and reference executions: `run` (its progress line and its
+    summary), `watch`, `list`, results.json and a resumed coordinator count the same
+    executions. Also `run --devices A B` (each local worker its device) and the coordinator's
+    deprecated --exit-when-done."""
+    spec = os.path.join(SRC, "tests", "data", "report", "report-demo.yaml")
+    out_dir = os.path.join(tmp, "demo")
+    rc, out, err = run(fs, "run", spec, "--workers", "2", "--devices", "5", "6", "--out",
+                       out_dir, timeout=180)
+    check(rc == 0, f"run: rc {rc}\n{out}\n{err[-3000:]}")
+    progress = counts_in(err, r"finished \(.*?" + EXECUTIONS, "the progress line")
+    summary = counts_in(out, r"unfinished\); " + EXECUTIONS, "the run's summary")
+    rc, wout, werr = run(fs, "watch", "--store", out_dir, "--sweep", "report-demo", "--once")
+    check(rc == 0, f"watch: {werr}")
+    watched = counts_in(wout, EXECUTIONS + ", events", "watch")
+    rc, lout, lerr = run(fs, "list", "--store", out_dir)
+    listed = counts_in(lout, EXECUTIONS, "list")
+    with open(os.path.join(out_dir, "results.json")) as f:
+        results = json.load(f)
+    written = (results["summary"]["attempts"], results["summary"]["failed_attempts"])
+    check(progress == summary == watched == listed == written,
+          f"executions (all, failed): run's line {progress}, summary {summary}, watch "
+          f"{watched}, list {listed}, results.json {written}")
+    check(written[1] > 0, "the sweep had failed executions (LOOP_ORDER=bogus)")
+    per_config = sum(c["attempts"] for c in results["configurations"])
+    check(written[0] > per_config, f"reference executions are counted too: {written[0]} vs "
+          f"{per_config} of the configurations")
+    for i, device in enumerate(("5", "6")):
+        with open(os.path.join(out_dir, "logs", f"worker-{i}.log")) as f:
+            log = f.read()
+        check(f"devices {device} " in log, f"run --devices 5 6: worker {i} on {device}:\n{log}")
+    # The coordinator's old flag name still works (the sweep is finished: it exits at once).
+    rc, cout, cerr = run(coord, "--spec", spec, "--store", "file:" + os.path.join(out_dir, "store"),
+                         "--insecure", "--bind", "tcp://127.0.0.1:0", "--exit-when-done",
+                         "--no-progress", timeout=60)
+    check(rc == 0 and "--exit-when-done is deprecated: use --exit-when-finished" in cerr,
+          f"coordinator --exit-when-done: rc {rc}\n{cerr}")
+    check(counts_in(cout, r"unfinished\); " + EXECUTIONS, "the resumed summary") == written,
+          f"the resumed coordinator counts the same executions:\n{cout}")
 
 
 if __name__ == "__main__":

@@ -184,7 +184,7 @@ class Case:
             os.makedirs(out, exist_ok=True)
         argv = [os.path.join(BIN, "fleetsweep-coordinator"), "--spec", spec,
                 "--redis", self.redis_url(), "--insecure", "--bind", "tcp://127.0.0.1:%d" % port,
-                "--exit-when-done", "--out", out, "--worker-timeout", "3"] + list(extra)
+                "--exit-when-finished", "--out", out, "--worker-timeout", "3"] + list(extra)
         return self.spawn(name, argv)
 
     def start_workers(self, n, port, prefix="w", extra=()):

@@ -4,7 +4,7 @@ when the sweep finishes, even if one of them was still executing a lease at that
 
 tests/data/e2e/straggler.yaml makes the sweep finish while a worker runs a 4-s execution of a
 configuration that has just become infeasible (min 2 concurrent executions, max_failures 1). The
-coordinator (--exit-when-done) broadcasts Shutdown and exits; the busy worker finishes its
+coordinator (--exit-when-finished) broadcasts Shutdown and exits; the busy worker finishes its
 execution, stores the attempt in Redis, sends the result, and then waits for an acknowledgement
 that can never come. Expected: every worker exits 0 within a bounded time after the coordinator.
 """

@@ -85,7 +85,7 @@ def main():
         clog = open(os.path.join(work, "coordinator.log"), "w")
         coord = subprocess.Popen(
             [os.path.join(BIN, "fleetsweep-coordinator"), "--spec", sp, "--redis",
-             "file:" + os.path.join(work, "store"), "--bind", ep, "--exit-when-done", "--out", out,
+             "file:" + os.path.join(work, "store"), "--bind", ep, "--exit-when-finished", "--out", out,
              "--no-progress", "--curve-secret-key", os.path.join(work, "coord.key"),
              "--authorized-keys", os.path.join(work, "authorized")],
             stdout=clog, stderr=subprocess.STDOUT)
