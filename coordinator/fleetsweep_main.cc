@@ -110,8 +110,10 @@ int main(int argc, char** argv) {
       return 2;
     }
     // app.help() would describe the selected subcommand (`help` itself): format the root.
-    std::cout << (topic ? topic->help()
-                        : app.get_formatter()->make_help(&app, "", CLI::AppFormatMode::Normal));
+    // The usage line names the program ("Usage: fleetsweep run [OPTIONS] spec").
+    std::cout << (topic ? topic->help("fleetsweep")
+                        : app.get_formatter()->make_help(&app, "fleetsweep",
+                                                         CLI::AppFormatMode::Normal));
     return 0;
   }
 

@@ -10,6 +10,7 @@
 #include "common/space/spec.h"
 #include "common/stats/descriptive.h"
 #include "common/store/execution_count.h"
+#include "common/store/failure_text.h"
 
 namespace fleetsweep {
 namespace {
@@ -103,6 +104,15 @@ StatusOr<SweepView> LoadView(ResultStore* store, const std::string& name) {
   return v;
 }
 
+// "  <- exit_code: exit status 2: bench: unknown order" for an infeasible configuration (its last
+// failure, first line, at most 120 characters); "" otherwise.
+std::string WhyInfeasible(const v1::ConfigRecord& r) {
+  if (r.state() != v1::CONFIG_STATE_INFEASIBLE) return "";
+  std::string detail = r.last_failure_detail().substr(0, r.last_failure_detail().find('\n'));
+  if (detail.size() > 120) detail = detail.substr(0, 117) + "...";
+  return "  <- " + FailureClassText(r.last_failure()) + (detail.empty() ? "" : ": " + detail);
+}
+
 std::string Number(double x) {
   char b[32];
   std::snprintf(b, sizeof b, "%.4g", x);
@@ -164,11 +174,11 @@ StatusOr<std::string> ShowSweepText(ResultStore* store, const std::string& sweep
   for (size_t i = 0; i < v.rows.size() && (limit <= 0 || shown < limit); ++i, ++shown) {
     const ConfigRow& row = v.rows[i];
     const std::string median = row.values.empty() ? "-" : Number(row.median);
-    std::snprintf(line, sizeof line, "%-5zu %-18s %-11s %10d %14s  %s\n", i + 1,
+    std::snprintf(line, sizeof line, "%-5zu %-18s %-11s %10d %14s  %s", i + 1,
                   row.record->config_key().c_str(),
                   StateText(row.record->state(), row.record->eliminated()), row.executions,
                   median.c_str(), ParamsText(*row.record).c_str());
-    o << line;
+    o << line << WhyInfeasible(*row.record) << "\n";
   }
   if (static_cast<size_t>(shown) < v.rows.size()) {
     o << "(" << v.rows.size() - shown << " more: --limit 0 shows all)\n";

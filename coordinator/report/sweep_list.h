@@ -34,8 +34,8 @@ std::string StoreUrlFor(const std::string& store);
 // primary metric with its parameters.
 StatusOr<std::string> ListSweepsText(ResultStore* store);
 
-// One sweep's configurations ranked by median (those without results last); `limit` rows at
-// most (0 = all).
+// One sweep's configurations ranked by median (those without results last), an infeasible one
+// with its last failure (class and detail); `limit` rows at most (0 = all).
 StatusOr<std::string> ShowSweepText(ResultStore* store, const std::string& sweep, int limit);
 
 }  // namespace fleetsweep

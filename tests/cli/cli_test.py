@@ -53,11 +53,13 @@ def main():
         return 77
     rc, out, err = run(fs, "help")
     check(rc == 0, f"`fleetsweep help` exits 0 (rc {rc}, {err})")
+    check("Usage: fleetsweep [OPTIONS] SUBCOMMAND" in out, f"the usage names the program:\n{out}")
     for cmd in ("run", "validate", "space", "report", "export", "watch", "list", "show"):
         check(cmd in out, f"`fleetsweep help` lists {cmd}:\n{out}")
     rc, out, err = run(fs, "help", "run")
     check(rc == 0 and "--workers" in out, f"`fleetsweep help run`: {out}{err}")
     check("=2" in out, f"help shows defaults (--workers 2):\n{out}")
+    check("Usage: fleetsweep run [OPTIONS] spec" in out, f"`help run` names the program:\n{out}")
     # The exit codes (coordinator/exit_codes.h) are listed with the command that returns them.
     check("Exit codes:" in out and "  7  store writes failed" in out,
           f"`fleetsweep help run` lists the exit codes:\n{out}")

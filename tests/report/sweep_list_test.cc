@@ -54,11 +54,14 @@ TEST(SweepList, ListsSweepsWithStateAndBestAndShowsOneRanked) {
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   ResultStore* store = opened->get();
   ASSERT_TRUE(store->PutSpec("done-sweep", Spec("done-sweep")).ok());
-  ASSERT_TRUE(store
-                  ->PutConfigs("done-sweep", {Rec("k16", "16", v1::CONFIG_STATE_DONE, 0),
-                                              Rec("k32", "32", v1::CONFIG_STATE_DONE, 1),
-                                              Rec("k64", "64", v1::CONFIG_STATE_INFEASIBLE, 2)})
-                  .ok());
+  v1::ConfigRecord infeasible = Rec("k64", "64", v1::CONFIG_STATE_INFEASIBLE, 2);
+  infeasible.set_last_failure(v1::FAILURE_CLASS_LAUNCH);
+  infeasible.set_last_failure_detail("cannot exec ./bench: No such file\nmore");
+  ASSERT_TRUE(
+      store
+          ->PutConfigs("done-sweep", {Rec("k16", "16", v1::CONFIG_STATE_DONE, 0),
+                                      Rec("k32", "32", v1::CONFIG_STATE_DONE, 1), infeasible})
+          .ok());
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(store->PutAttempt("done-sweep", Att("k16", i, true, 2.0 + i)).ok());
     ASSERT_TRUE(store->PutAttempt("done-sweep", Att("k32", i, true, 1.0 + i)).ok());
@@ -85,6 +88,9 @@ TEST(SweepList, ListsSweepsWithStateAndBestAndShowsOneRanked) {
   EXPECT_LT(k32, k16) << *show;  // ranked by median
   EXPECT_LT(k16, k64) << *show;  // no result last
   EXPECT_NE(show->find("infeasible"), std::string::npos);
+  // An infeasible configuration says why, in words users read (not FAILURE_CLASS_LAUNCH).
+  EXPECT_NE(show->find("BM=64  <- launch: cannot exec ./bench: No such file\n"), std::string::npos)
+      << *show;
   auto limited = ShowSweepText(store, "done-sweep", 1);
   ASSERT_TRUE(limited.ok());
   EXPECT_EQ(limited->find("k16"), std::string::npos) << *limited;

@@ -51,6 +51,21 @@ Classification Fail(v1::FailureClass cls, std::string detail) {
   return c;
 }
 
+// The line of stderr that most likely says why the run failed: the last non-empty one that is not
+// a usage line ("usage: prog [--n N] ..."); "" when there is none.
+std::string ErrorLine(const std::string& stderr_tail) {
+  std::string_view rest(stderr_tail);
+  while (!rest.empty()) {
+    size_t nl = rest.rfind('\n', rest.size() - 1);
+    std::string_view line = nl == std::string_view::npos ? rest : rest.substr(nl + 1);
+    rest = nl == std::string_view::npos ? std::string_view() : rest.substr(0, nl);
+    const std::string cut = CutLine(line);
+    if (cut.empty() || ContainsNoCase(cut.substr(0, 6), "usage:")) continue;
+    return cut;
+  }
+  return "";
+}
+
 std::string ExitText(const RunOutcome& o) {
   if (o.term_signal != 0) return "killed by " + SignalName(o.term_signal);
   return "exit status " + std::to_string(o.exit_code);
@@ -150,7 +165,9 @@ Classification Classify(const RunOutcome& o) {
   if (signalled) return Fail(v1::FAILURE_CLASS_SIGNAL, ExitText(o));
   if (bad_exit) {
     if (!o.exited) return Fail(v1::FAILURE_CLASS_SIGNAL, "ended without an exit status");
-    return Fail(v1::FAILURE_CLASS_EXIT_CODE, ExitText(o));
+    // With the benchmark's own words, so the summary can say why a region is infeasible.
+    const std::string why = ErrorLine(o.stderr_tail);
+    return Fail(v1::FAILURE_CLASS_EXIT_CODE, ExitText(o) + (why.empty() ? "" : ": " + why));
   }
   std::string detail = "exit status 0 but no sample was reported";
   if (p.bad_lines() > 0) {

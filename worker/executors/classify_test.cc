@@ -130,6 +130,15 @@ TEST_F(ClassifyTest, SignalsAndExitCodes) {
   c = Classify(Exited(3));
   EXPECT_EQ(c.failure_class, v1::FAILURE_CLASS_EXIT_CODE);
   EXPECT_NE(c.detail.find("exit status 3"), std::string::npos);
+
+  // The benchmark's own reason (the last stderr line that is not a usage line) is kept.
+  RunOutcome bad = Exited(2);
+  bad.stderr_tail =
+      "warming up\nbench: unknown loop order 'bogus'\nusage: bench [--order ijk|ikj]\n\n";
+  c = Classify(bad);
+  EXPECT_EQ(c.failure_class, v1::FAILURE_CLASS_EXIT_CODE);
+  EXPECT_EQ(c.detail, "exit status 2: bench: unknown loop order 'bogus'");
+  EXPECT_EQ(Classify(Exited(2)).detail, "exit status 2");  // nothing on stderr
 }
 
 }  // namespace
