@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -189,8 +190,10 @@ int SpaceCommand(const std::string& spec_path, bool count_only, bool json, int f
 int ValidateCommand(const std::string& spec_path, std::ostream& out, std::ostream& err,
                     const ExecutorCheckOptions& executor) {
   StatusOr<SweepSpec> spec = ParseSpecFile(spec_path);
-  if (!spec.ok()) {
-    err << "fleetsweep validate: " << spec.status().message() << "\n";
+  if (!spec.ok()) {  // one problem per line
+    std::istringstream lines(spec.status().message());
+    for (std::string line; std::getline(lines, line);)
+      err << "fleetsweep validate: " << line << "\n";
     return kExitBadSpec;
   }
   StatusOr<SpaceCounts> counts = CountSpace(*spec);

@@ -306,36 +306,54 @@ Status ParseRoot(const Where& where, const YAML::Node& root, SweepSpec* spec) {
     return where.At(1, 1, "the spec is empty; expected a map with 'sweep' and 'parameters'");
   }
   FS_ASSIGN_OR_RETURN(MapView m, MapView::Check(where, root, "the top level", kTopKeys));
+  // Each section is parsed even when an earlier one failed, so that one run of `validate` names
+  // the first problem of every section (sections that need the parameters are skipped when the
+  // parameters failed).
+  std::vector<Status> problems;
+  auto note = [&](Status s) {
+    const bool ok = s.ok();
+    if (!ok) problems.push_back(std::move(s));
+    return ok;
+  };
   const YAML::Node* name = m.Find("sweep");
-  if (!name) return where.At(root, "missing required key 'sweep' (the sweep's name)");
-  FS_ASSIGN_OR_RETURN(spec->name, ReadString(where, *name, "sweep"));
-  static const std::regex kName("[A-Za-z0-9_.-]+");
-  if (!std::regex_match(spec->name, kName)) {
-    return where.At(*name, "sweep: name '" + spec->name + "' must match [A-Za-z0-9_.-]+");
+  if (!name) {
+    note(where.At(root, "missing required key 'sweep' (the sweep's name)"));
+  } else if (auto n = ReadString(where, *name, "sweep"); note(n.status())) {
+    spec->name = *n;
+    static const std::regex kName("[A-Za-z0-9_.-]+");
+    if (!std::regex_match(spec->name, kName)) {
+      note(where.At(*name, "sweep: name '" + spec->name + "' must match [A-Za-z0-9_.-]+"));
+    }
   }
   if (const YAML::Node* d = m.Find("description")) {
-    FS_ASSIGN_OR_RETURN(spec->description, ReadString(where, *d, "description"));
+    if (auto text = ReadString(where, *d, "description"); note(text.status())) {
+      spec->description = *text;
+    }
   }
-  if (const YAML::Node* e = m.Find("executor")) FS_RETURN_IF_ERROR(ParseExecutor(where, *e, spec));
+  if (const YAML::Node* e = m.Find("executor")) note(ParseExecutor(where, *e, spec));
   const YAML::Node* params = m.Find("parameters");
-  if (!params) return where.At(root, "missing required key 'parameters'");
-  FS_RETURN_IF_ERROR(spec_internal::ParseParameters(where, *params, &spec->params));
-  if (const YAML::Node* c = m.Find("constraints")) {
-    FS_RETURN_IF_ERROR(ParseConstraints(where, *c, spec));
+  const bool params_ok = params
+                             ? note(spec_internal::ParseParameters(where, *params, &spec->params))
+                             : note(where.At(root, "missing required key 'parameters'"));
+  if (const YAML::Node* c = m.Find("constraints"); c && params_ok) {
+    note(ParseConstraints(where, *c, spec));
   }
   if (const YAML::Node* r = m.Find("repetitions")) {
-    FS_RETURN_IF_ERROR(ParseRepetitions(where, *r, &spec->repetitions));
+    note(ParseRepetitions(where, *r, &spec->repetitions));
   }
   if (const YAML::Node* x = m.Find("metrics")) {
-    FS_RETURN_IF_ERROR(ParseMetrics(where, *x, &spec->metrics));
+    note(ParseMetrics(where, *x, &spec->metrics));
   } else {
     spec->metrics.push_back({"time_ms", Goal::kMinimize, "ms", std::nullopt, std::nullopt});
   }
-  if (const YAML::Node* s = m.Find("search"))
-    FS_RETURN_IF_ERROR(ParseSearch(where, *s, &spec->search));
-  if (const YAML::Node* r = m.Find("reference"))
-    FS_RETURN_IF_ERROR(ParseReference(where, *r, spec));
-  return CheckNotEmpty(where, *spec);
+  if (const YAML::Node* s = m.Find("search")) note(ParseSearch(where, *s, &spec->search));
+  if (const YAML::Node* r = m.Find("reference"); r && params_ok) {
+    note(ParseReference(where, *r, spec));
+  }
+  if (problems.empty()) return CheckNotEmpty(where, *spec);
+  std::string all;
+  for (const Status& p : problems) all += (all.empty() ? "" : "\n") + p.message();
+  return Status(problems.front().code(), all);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // SweepSpec: the parsed sweep specification (YAML, parsed with yaml-cpp). See docs/spec.md.
 //
-// ParseSpecFile/ParseSpecText never throw. On bad input they return kInvalidArgument with ONE
-// message of the form "FILE:LINE:COLUMN: what is wrong, what was expected" (1-based line and
-// column of the offending YAML node).
+// ParseSpecFile/ParseSpecText never throw. On bad input they return kInvalidArgument with one
+// line per problem, each of the form "FILE:LINE:COLUMN: what is wrong, what was expected"
+// (1-based line and column of the offending YAML node): the first problem of each top-level
+// section (malformed YAML or an unknown top-level key stop at once; constraints and reference are
+// not checked when the parameters failed).
 #pragma once
 
 #include <cstdint>

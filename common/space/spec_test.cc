@@ -297,6 +297,25 @@ TEST(SpecTest, BrokenSpecFilesInTestData) {
   }
 }
 
+TEST(SpecTest, EveryBrokenSectionIsReportedOnItsOwnLine) {
+  auto spec = ParseSpecText(
+      "sweep: x\nexecutor: {command: [b], timeout: thirty}\nparameters:\n  BM: [1, 2]\n"
+      "repetitions: {min: 5, max: 2}\nmetrics: [{name: t, goal: fastest}]\n",
+      "bad.yaml");
+  ASSERT_FALSE(spec.ok());
+  EXPECT_EQ(spec.status().code(), StatusCode::kInvalidArgument);
+  std::vector<std::string> lines;
+  std::istringstream in(spec.status().message());
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 3u) << spec.status().message();
+  EXPECT_EQ(lines[0].rfind("bad.yaml:2:", 0), 0u) << lines[0];
+  EXPECT_NE(lines[0].find("executor.timeout"), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[1].rfind("bad.yaml:5:", 0), 0u) << lines[1];
+  EXPECT_NE(lines[1].find("min (5) exceeds max (2)"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[2].rfind("bad.yaml:6:", 0), 0u) << lines[2];
+  EXPECT_NE(lines[2].find("unknown goal 'fastest'"), std::string::npos) << lines[2];
+}
+
 TEST(SpecTest, MissingFileIsNotFound) {
   auto spec = ParseSpecFile("/nonexistent/spec.yaml");
   ASSERT_FALSE(spec.ok());

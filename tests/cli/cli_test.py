@@ -26,6 +26,13 @@ parameters:
   BM: {values: [16, 32]}
 """
 
+SECTIONS_SPEC = """sweep: sections
+executor: {command: ["/bin/true"], timeout: thirty}
+parameters:
+  BM: {values: [16, 32]}
+repetitions: {min: 5, max: 2}
+"""
+
 MISSING_PROGRAM = """sweep: missing-program
 executor:
   command: ["fleetsweep-no-such-benchmark", "--bm", "{BM}"]
@@ -89,6 +96,16 @@ def main():
         rc, out, err = run(fs, "run", spec, "--workers", "1", "--out", out_dir, timeout=30)
         check(rc == 2 and "unknown key 'comand'" in err, f"run refuses it up front: {rc} {err}")
         check(not os.path.exists(os.path.join(out_dir, "store")), "nothing started")
+
+        # Problems in several sections: each one, on its own line.
+        spec3 = os.path.join(tmp, "sections.yaml")
+        with open(spec3, "w") as f:
+            f.write(SECTIONS_SPEC)
+        rc, out, err = run(fs, "validate", spec3)
+        lines = [l for l in err.splitlines() if l.strip()]
+        check(rc == 2 and len(lines) == 2 and f"fleetsweep validate: {spec3}:2:" in lines[0]
+              and "executor.timeout" in lines[0] and f"fleetsweep validate: {spec3}:5:" in lines[1]
+              and "exceeds max" in lines[1], f"every broken section:\n{err}")
 
         spec2 = os.path.join(tmp, "missing.yaml")
         with open(spec2, "w") as f:
