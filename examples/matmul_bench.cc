@@ -48,6 +48,26 @@ const char* const kOrders[] = {"ijk", "ikj", "jik", "jki", "kij", "kji"};
   std::exit(2);
 }
 
+// --help: the usage with every default, on stdout; exit 0.
+[[noreturn]] void Help() {
+  const Options d;
+  std::printf(
+      "fleetsweep-matmul-bench: a blocked CPU matmul that speaks the fleetsweep benchmark "
+      "protocol\nusage: fleetsweep-matmul-bench [options]\n"
+      "  --n N          matrix size (default %d)\n"
+      "  --bm BM        row tile (default %d)\n"
+      "  --bn BN        column tile (default %d)\n"
+      "  --bk BK        reduction tile (default %d)\n"
+      "  --order O      loop order: ijk ikj jik jki kij kji (default %s)\n"
+      "  --reps R       timed repetitions, one sample each (default %d)\n"
+      "  --seed S       input seed (default %u)\n"
+      "  --ignore-bk    the loop nest ignores BK (tests of the injection audit)\n"
+      "Each flag can also come from FLEETSWEEP_PARAM_<NAME> (N, BM, BN, BK, REPS, LOOP_ORDER or "
+      "ORDER).\n",
+      d.n, d.bm, d.bn, d.bk, d.order.c_str(), d.reps, d.seed);
+  std::exit(0);
+}
+
 int ParseInt(const char* name, const char* text, int lo, int hi) {
   char* end = nullptr;
   long v = std::strtol(text, &end, 10);
@@ -88,7 +108,7 @@ Options ParseOptions(int argc, char** argv) {
       o.ignore_bk = true;
       continue;
     }
-    if (a == "--help" || a == "-h") Usage("help");
+    if (a == "--help" || a == "-h") Help();
     if (i + 1 >= argc) Usage("missing value after " + a);
     const char* v = argv[++i];
     bool known = false;

@@ -138,6 +138,10 @@ def main():
               f"the worker's deprecated alias says so: {err}")
     with tempfile.TemporaryDirectory(prefix="fs-cli-count-") as tmp:
         check_counts(fs, coord, tmp)
+    matmul = os.path.join(BIN, "fleetsweep-matmul-bench")
+    rc, out, err = run(matmul, "--help")
+    check(rc == 0 and "usage:" in out and "(default 192)" in out and not err,
+          f"matmul bench --help: exit 0, usage with defaults on stdout: {rc}\n{out}{err}")
     print("PASS cli")
     return 0
 
