@@ -235,7 +235,7 @@ v1::HelloAck Scheduler::OnHello(const std::string& worker_id, const v1::Hello& h
   v1::HelloAck ack;
   ack.set_coordinator_id(options_.epoch);
   ack.set_heartbeat_interval_seconds(options_.heartbeat_seconds);
-  ack.set_lease_timeout_seconds(options_.worker_timeout_seconds);
+  *ack.mutable_spec() = SpecMessage();
   const std::string& platform = hello.node().platform();
   spdlog::info("worker {} joined: node {} with {} slots{}", worker_id, hello.node().node(),
                hello.node().slots(), platform.empty() ? "" : ", platform " + platform);
@@ -263,17 +263,15 @@ v1::Lease Scheduler::MakeLease(int index, const std::string& worker_id, bool ref
   const std::string key = index >= 0 ? configs_[index].record.config_key() : reference_key_;
   lease.set_lease_id(NewLeaseId(key, reference));
   lease.set_sweep(spec_.name);
-  lease.set_spec_yaml(spec_.text);
   lease.set_spec_hash(spec_hash_);
   lease.set_config_key(key);
   for (const auto& [name, value] : params) (*lease.mutable_params())[name] = value.ToString();
-  lease.set_deadline_seconds(spec_.timeout_seconds + options_.lease_grace_seconds);
   lease.set_reference(reference);
   LeaseInfo info;
   info.config = index;
   info.worker_id = worker_id;
-  info.deadline = now + lease.deadline_seconds();
-  info.lease_seconds = lease.deadline_seconds();
+  info.lease_seconds = spec_.timeout_seconds + options_.lease_grace_seconds;
+  info.deadline = now + info.lease_seconds;
   info.granted_at = now;
   info.reference = reference;
   leases_[lease.lease_id()] = info;
@@ -288,6 +286,14 @@ v1::Lease Scheduler::MakeLease(int index, const std::string& worker_id, bool ref
   }
   if (options_.on_lease_granted) options_.on_lease_granted(lease);
   return lease;
+}
+
+v1::SpecText Scheduler::SpecMessage() const {
+  v1::SpecText spec;
+  spec.set_sweep(spec_.name);
+  spec.set_spec_hash(spec_hash_);
+  spec.set_spec_yaml(spec_.text);
+  return spec;
 }
 
 v1::NoWork Scheduler::NoWorkReply() const {

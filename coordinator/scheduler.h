@@ -100,7 +100,8 @@ class Scheduler {
   // the same sweep name.
   Status Init();
 
-  // A worker said hello (or hello again after a coordinator restart). Returns the ack.
+  // A worker said hello (or hello again after a coordinator restart). Returns the ack, which
+  // carries the spec (SpecMessage) so that leases need only name its hash.
   // `identity` is the peer's authenticated identity (its CurveZMQ public key; "" without Curve);
   // leases granted to the worker are bound to it.
   v1::HelloAck OnHello(const std::string& worker_id, const v1::Hello& hello, double now,
@@ -115,6 +116,8 @@ class Scheduler {
                                        double now);
   std::vector<v1::Lease> OnWorkRequest(const std::string& worker_id, int free_slots, double now);
   v1::NoWork NoWorkReply() const;
+  // The sweep's spec text and hash, as sent in HelloAck and in answer to a SpecRequest.
+  v1::SpecText SpecMessage() const;
   // Marks the worker alive and renews the deadlines of the leases it names as waiting
   // (prefetched, not started), up to (kMaxPrefetchPerSlot + 1) lease lengths after the grant;
   // leases held by another worker are ignored.

@@ -120,14 +120,28 @@ TEST_F(SchedulerTest, RunsEveryConfigurationToItsRepetitionsWithPinnedValuesMerg
   EXPECT_GE(references, 2);
 }
 
+TEST_F(SchedulerTest, HelloAckCarriesTheSpecAndLeasesNameItsHash) {
+  v1::Hello h;
+  h.mutable_node()->set_slots(1);
+  v1::HelloAck ack = sched_->OnHello("w1", h, 0);
+  EXPECT_EQ(ack.spec().spec_yaml(), kSpec);
+  EXPECT_EQ(ack.spec().sweep(), "sched");
+  EXPECT_EQ(ack.spec().spec_hash(), SpecHash(kSpec));
+  auto ls = sched_->OnWorkRequest("w1", 2, 0);
+  ASSERT_EQ(ls.size(), 2u);
+  for (const auto& l : ls) {
+    EXPECT_EQ(l.spec_hash(), ack.spec().spec_hash());
+    EXPECT_LT(l.ByteSizeLong(), 400u) << "a lease does not carry the spec text";
+  }
+  EXPECT_EQ(sched_->SpecMessage().spec_yaml(), kSpec);
+}
+
 TEST_F(SchedulerTest, HeartbeatsRenewWaitingLeasesOnly) {
   Hello("w1", 0);
   Hello("w2", 0);
   auto ls = sched_->OnWorkRequest("w1", 2, 0);  // deadlines at 6 s (timeout 5 + grace 1)
   ASSERT_EQ(ls.size(), 2u);
   v1::Heartbeat hb;
-  hb.add_lease_ids(ls[0].lease_id());
-  hb.add_lease_ids(ls[1].lease_id());
   hb.add_waiting_lease_ids(ls[1].lease_id());  // prefetched, not started
   sched_->OnHeartbeat("w1", hb, 4);            // renews ls[1] to 10 s; ls[0] runs, keeps 6 s
   sched_->Tick(6.5);

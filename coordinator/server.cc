@@ -57,10 +57,7 @@ void CoordinatorServer::Send(const std::string& routing_id, const std::string& b
   }
 }
 
-static std::string Wrap(v1::Envelope env, const std::string& sender) {
-  env.set_sender_id(sender);
-  return EncodeEnvelope(std::move(env));
-}
+static std::string Wrap(v1::Envelope env) { return EncodeEnvelope(std::move(env)); }
 
 // The authenticated identity of the peer that sent `msg`: its CurveZMQ public key (Z85), or ""
 // without Curve.
@@ -75,7 +72,7 @@ static std::string PeerIdentity(zmq::message_t& msg, bool curve) {
 
 void CoordinatorServer::HandleReady() {
   // Everything queued now (bounded), decoded; the results among them stored in one batch (group
-  // commit), then every message handled in arrival order.
+  // commit), then every message handled in arrival order, then the results acknowledged.
   std::vector<Incoming> batch;
   for (int i = 0; i < kMaxBatch; ++i) {
     zmq::message_t id;
@@ -92,84 +89,114 @@ void CoordinatorServer::HandleReady() {
       ++rejected_;
       continue;  // a well-behaved DEALER sends exactly one frame
     }
-    batch.push_back(Incoming{id.to_string(), PeerIdentity(extra[0], options_.curve.enabled),
-                             DecodeEnvelope(extra[0].data(), extra[0].size())});
+    Incoming in{id.to_string(), PeerIdentity(extra[0], options_.curve.enabled),
+                Status::Internal("not decoded"), 0};
+    in.envelope = DecodeEnvelope(extra[0].data(), extra[0].size(), &in.peer_version);
+    batch.push_back(std::move(in));
   }
   std::vector<Scheduler::ResultRef> results;
   for (const Incoming& in : batch) {
-    if (in.envelope.ok() && in.envelope->body_case() == v1::Envelope::kResult &&
+    if (in.envelope.ok() && in.envelope->body_case() == v1::Envelope::kResults &&
         scheduler_->KnowsWorker(in.routing_id)) {
-      results.push_back({&in.routing_id, &in.identity, &in.envelope->result()});
+      for (const v1::Result& r : in.envelope->results().results()) {
+        results.push_back({&in.routing_id, &in.identity, &r});
+      }
     }
   }
   scheduler_->BeginBatch();
   scheduler_->StoreAhead(results);
   const double now = clock_();
-  for (const Incoming& in : batch) Handle(in.routing_id, in.identity, in.envelope, now);
+  for (const Incoming& in : batch) Handle(in, now);
   (void)scheduler_->EndBatch();  // logged and noted by the scheduler
+  FlushAcks();                   // after every store write of this batch
 }
 
-void CoordinatorServer::Handle(const std::string& rid, const std::string& identity,
-                               const StatusOr<v1::Envelope>& decoded, double now) {
+void CoordinatorServer::FlushAcks() {
+  for (auto& [rid, acks] : acks_) {
+    if (acks.lease_ids_size() == 0) continue;
+    v1::Envelope out;
+    *out.mutable_result_acks() = std::move(acks);
+    Send(rid, Wrap(std::move(out)));
+  }
+  acks_.clear();
+}
+
+void CoordinatorServer::HandleResults(const std::string& rid, const std::string& identity,
+                                      const v1::Results& results, double now) {
+  for (const v1::Result& r : results.results()) {
+    auto counted = scheduler_->OnResult(rid, r, now, identity);
+    if (!counted.ok()) {
+      spdlog::error("coordinator: cannot store result {}: {} (the worker will resend)",
+                    r.lease_id().substr(0, 120), counted.status().ToString());
+      continue;  // not acknowledged
+    }
+    acks_[rid].add_lease_ids(r.lease_id());
+  }
+}
+
+void CoordinatorServer::Handle(const Incoming& message, double now) {
+  const std::string& rid = message.routing_id;
+  const StatusOr<v1::Envelope>& decoded = message.envelope;
   if (!decoded.ok()) {
     if (++rejected_ <= 20 || rejected_ % 1000 == 0) {
       spdlog::warn("coordinator: rejected a message from '{}': {}", rid,
                    decoded.status().message());
     }
+    if (decoded.status().code() == StatusCode::kFailedPrecondition) {
+      Send(rid, EncodeVersionReject(message.peer_version));  // another protocol version
+      return;
+    }
     v1::Envelope r;
     r.mutable_reject()->set_reason(decoded.status().message());
-    Send(rid, Wrap(r, "coordinator"));
+    Send(rid, Wrap(r));
     return;
   }
   const v1::Envelope& in = *decoded;
   v1::Envelope out;
   switch (in.body_case()) {
     case v1::Envelope::kHello:
-      *out.mutable_hello_ack() = scheduler_->OnHello(rid, in.hello(), now, identity);
-      Send(rid, Wrap(out, "coordinator"));
+      *out.mutable_hello_ack() = scheduler_->OnHello(rid, in.hello(), now, message.identity);
+      Send(rid, Wrap(out));
       return;
     case v1::Envelope::kWorkRequest: {
       if (!scheduler_->KnowsWorker(rid)) break;
       auto leases = scheduler_->OnWorkRequest(rid, in.work_request(), now);
       if (leases.empty()) {
         *out.mutable_no_work() = scheduler_->NoWorkReply();
-        Send(rid, Wrap(out, "coordinator"));
+      } else {
+        for (auto& l : leases) *out.mutable_leases()->add_leases() = std::move(l);
       }
-      for (auto& l : leases) {
-        v1::Envelope e;
-        *e.mutable_lease() = std::move(l);
-        Send(rid, Wrap(e, "coordinator"));
-      }
+      Send(rid, Wrap(out));
       return;
     }
+    case v1::Envelope::kSpecRequest:
+      if (!scheduler_->KnowsWorker(rid)) break;
+      *out.mutable_spec() = scheduler_->SpecMessage();
+      if (in.spec_request().spec_hash() != out.spec().spec_hash()) {
+        spdlog::warn("coordinator: worker {} asked for spec {}; this coordinator serves spec {}",
+                     rid, in.spec_request().spec_hash().substr(0, 64), out.spec().spec_hash());
+      }
+      Send(rid, Wrap(out));
+      return;
     case v1::Envelope::kHeartbeat:
       if (!scheduler_->KnowsWorker(rid)) break;
       scheduler_->OnHeartbeat(rid, in.heartbeat(), now);
       out.mutable_heartbeat_ack();  // the worker's give-up clock counts from what it hears
-      Send(rid, Wrap(out, "coordinator"));
+      Send(rid, Wrap(out));
       return;
-    case v1::Envelope::kResult: {
+    case v1::Envelope::kResults:
       if (!scheduler_->KnowsWorker(rid)) break;  // no results without a hello
-      auto counted = scheduler_->OnResult(rid, in.result(), now, identity);
-      if (!counted.ok()) {
-        spdlog::error("coordinator: cannot store result {}: {} (the worker will resend)",
-                      in.result().lease_id(), counted.status().ToString());
-        return;
-      }
-      out.mutable_result_ack()->set_lease_id(in.result().lease_id());
-      out.mutable_result_ack()->set_counted(*counted);
-      Send(rid, Wrap(out, "coordinator"));
+      HandleResults(rid, message.identity, in.results(), now);
       return;
-    }
     default:
       out.mutable_reject()->set_reason(std::string("unexpected message kind ") + EnvelopeKind(in));
-      Send(rid, Wrap(out, "coordinator"));
+      Send(rid, Wrap(out));
       return;
   }
   // Unknown worker (e.g. the coordinator restarted): ask it to introduce itself again.
   v1::Envelope r;
   r.mutable_reject()->set_reason("unknown worker: say hello");
-  Send(rid, Wrap(r, "coordinator"));
+  Send(rid, Wrap(r));
 }
 
 void CoordinatorServer::TellFinished() {
@@ -178,7 +205,7 @@ void CoordinatorServer::TellFinished() {
   std::string bytes;
   for (const auto& id : scheduler_->WorkerIds()) {
     if (!told_.insert(id).second) continue;
-    if (bytes.empty()) bytes = Wrap(e, "coordinator");
+    if (bytes.empty()) bytes = Wrap(e);
     Send(id, bytes);
   }
 }

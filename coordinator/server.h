@@ -1,8 +1,14 @@
 // CoordinatorServer: the ZeroMQ ROUTER front of the Scheduler.
 //
 // Each incoming message is [worker routing id][Envelope bytes]. The server decodes, dispatches to
-// the scheduler and replies on the same routing id. A malformed or wrong-version message is
-// answered with Reject and otherwise ignored (logged, rate-limited): it never stops the server.
+// the scheduler and replies on the same routing id: a WorkRequest with one Leases message (every
+// lease granted) or NoWork; a SpecRequest with the spec; the results of everything received in
+// one wake-up (several Results messages, several results each) with one ResultAcks per worker,
+// sent only after the wake-up's store writes (attempts, then configuration records) completed,
+// and naming only results whose attempts are durable (or were refused, or counted before).
+// A malformed message is answered with Reject and otherwise ignored (logged, rate-limited); one
+// of another protocol version with a Reject that names both versions (EncodeVersionReject): it
+// never stops the server.
 // A worker that is not known (e.g. after a coordinator restart) is told to say hello again; its
 // results are not taken before it has. With CurveZMQ each message's authenticated public key
 // (the ZAP user id) is passed to the scheduler, which binds leases to it.
@@ -13,6 +19,7 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -68,12 +75,16 @@ class CoordinatorServer {
   struct Incoming {
     std::string routing_id, identity;
     StatusOr<v1::Envelope> envelope;
+    uint32_t peer_version = 0;
   };
   static constexpr int kMaxBatch = 10000;  // messages taken per wake-up
   // Receives what is queued, stores its results as one batch, handles each message in order.
   void HandleReady();
-  void Handle(const std::string& routing_id, const std::string& identity,
-              const StatusOr<v1::Envelope>& decoded, double now);
+  void Handle(const Incoming& in, double now);
+  // Counts one message's results; their lease ids go to acks_ (sent by FlushAcks).
+  void HandleResults(const std::string& routing_id, const std::string& identity,
+                     const v1::Results& results, double now);
+  void FlushAcks();
   void Send(const std::string& routing_id, const std::string& bytes);
   // Sends Shutdown("sweep finished") to every known worker not told yet (workers that say hello
   // after the sweep finished are told on the next call).
@@ -87,7 +98,8 @@ class CoordinatorServer {
   std::unique_ptr<class ZapAuthenticator> zap_;
   std::string endpoint_;
   int64_t rejected_ = 0;
-  std::set<std::string> told_;  // workers sent Shutdown since the sweep finished
+  std::set<std::string> told_;                  // workers sent Shutdown since the sweep finished
+  std::map<std::string, v1::ResultAcks> acks_;  // per routing id, sent after the batch's writes
 };
 
 }  // namespace fleetsweep

@@ -28,6 +28,7 @@ namespace {
 constexpr double kStopCheckSeconds = 0.25;    // longest idle wait: notices *stop (a signal)
 constexpr double kRequestRetrySeconds = 2.0;  // an unanswered work request is asked again
 constexpr double kDrainOnExitSeconds = 5.0;   // wait for acks before exiting when finished
+constexpr double kSpecRetrySeconds = 2.0;     // an unanswered SpecRequest is asked again
 
 std::string Hostname() {
   char buf[256] = {0};
@@ -52,8 +53,8 @@ v1::NodeInfo MakeNodeInfo(const AgentOptions& o) {
   return n;
 }
 
-// What the agent knows about one sweep's spec (cached by spec hash for the agent's life:
-// sessions refer to their launcher).
+// What the agent knows about one sweep's spec: parsed once when the spec arrives (HelloAck or
+// Spec), kept by spec hash for the agent's life (sessions refer to their launcher).
 struct SpecInfo {
   std::string error;  // non-empty: the spec cannot be run here
   std::unique_ptr<Launcher> launcher;
@@ -61,9 +62,9 @@ struct SpecInfo {
   std::vector<std::string> metrics;  // the spec's declared metrics (bounds metric labels)
 };
 
-SpecInfo LoadSpec(const v1::Lease& lease) {
+SpecInfo LoadSpec(const v1::SpecText& spec) {
   SpecInfo info;
-  auto parsed = ParseSpecText(lease.spec_yaml(), "<lease " + lease.sweep() + ">");
+  auto parsed = ParseSpecText(spec.spec_yaml(), "<spec of sweep " + spec.sweep() + ">");
   if (!parsed.ok()) {
     info.error = parsed.status().message();
     return info;
@@ -108,6 +109,10 @@ class AgentLoop {
       }
       FS_RETURN_IF_ERROR(Wait());
       while (auto env = conn_.Receive()) Handle(*env);
+      if (!conn_.fatal().ok()) {
+        spdlog::error("{}", conn_.fatal().message());
+        return conn_.fatal();
+      }
       for (SlotDone& d : done_.TakeAll()) Finished(std::move(d), executions);
       for (SlotDone& d : stored_.TakeAll()) SendResult(d);
       Timers();
@@ -122,7 +127,8 @@ class AgentLoop {
     return n;
   }
   bool Idle() const {
-    return BusySlots() == 0 && queued_.empty() && (!writer_ || writer_->pending() == 0);
+    return BusySlots() == 0 && queued_.empty() && awaiting_spec_.empty() &&
+           (!writer_ || writer_->pending() == 0);
   }
 
   bool ShouldExit() {
@@ -146,6 +152,7 @@ class AgentLoop {
     if (no_work_until_ > now) next = std::min(next, no_work_until_);
     if (drain_started_ >= 0) next = std::min(next, drain_started_ + kDrainOnExitSeconds);
     next = std::min(next, give_up_.Deadline());
+    for (const auto& [hash, asked] : spec_asked_) next = std::min(next, asked + kSpecRetrySeconds);
     double wait = std::clamp(next - now, 0.0, kStopCheckSeconds);
     if (WantWork() && request_pending_ == 0 && no_work_until_ <= now) wait = 0;
     zmq::pollitem_t items[] = {{static_cast<void*>(conn_.socket()), 0, ZMQ_POLLIN, 0},
@@ -168,28 +175,32 @@ class AgentLoop {
           finished_ = false;  // a new coordinator (e.g. a new sweep): serve it
         }
         conn_.OnHelloAck(env.hello_ack());
+        if (env.hello_ack().has_spec()) OnSpec(env.hello_ack().spec(), /*answer=*/false);
         spdlog::info("worker {}: connected to coordinator {}", o_.worker_id,
                      env.hello_ack().coordinator_id());
         observer_.Connected(true);
         request_pending_ = 0;
         break;
-      case v1::Envelope::kLease:
-        request_pending_ = std::max(0, request_pending_ - 1);
+      case v1::Envelope::kLeases:
+        request_pending_ = 0;
         finished_ = false;
-        Dispatch(env.lease());
+        for (const v1::Lease& lease : env.leases().leases()) Dispatch(lease);
+        break;
+      case v1::Envelope::kSpec:
+        OnSpec(env.spec(), /*answer=*/true);
         break;
       case v1::Envelope::kNoWork:
         request_pending_ = 0;
         no_work_until_ = clock_->Now() + env.no_work().retry_after_seconds();
         if (env.no_work().sweep_finished()) finished_ = true;
         break;
-      case v1::Envelope::kResultAck:
-        outbox_.Ack(env.result_ack().lease_id());
+      case v1::Envelope::kResultAcks:
+        for (const std::string& id : env.result_acks().lease_ids()) outbox_.Ack(id);
         break;
       case v1::Envelope::kReject:
         spdlog::info("worker: coordinator says: {}", env.reject().reason());
         request_pending_ = 0;
-        conn_.OnReject();
+        conn_.OnReject(env.reject());
         break;
       case v1::Envelope::kShutdown:
         spdlog::info("worker: coordinator asks to stop: {}", env.shutdown().reason());
@@ -200,13 +211,50 @@ class AgentLoop {
     }
   }
 
-  SpecInfo& Spec(const v1::Lease& lease) {
-    auto it = specs_.find(lease.spec_hash());
-    if (it == specs_.end()) {
-      it = specs_.emplace(lease.spec_hash(), LoadSpec(lease)).first;
-      observer_.DeclareSweep(lease.sweep(), it->second.metrics);
+  // A spec from the coordinator (HelloAck, or the answer to a SpecRequest): checked against its
+  // hash, parsed once and kept; the leases that waited for it are dispatched. An answer that
+  // does not carry the spec asked for is a mismatch: the leases waiting for the spec asked for
+  // cannot run here (they were granted by another coordinator); logged naming both hashes and
+  // dropped (their coordinator re-queues them when their deadlines pass).
+  void OnSpec(const v1::SpecText& spec, bool answer) {
+    const std::string actual = SpecHash(spec.spec_yaml());
+    if (actual != spec.spec_hash()) {
+      spdlog::error(
+          "worker: spec hash mismatch: the coordinator's spec for sweep {} claims hash "
+          "{} but its text hashes to {}; not used",
+          spec.sweep(), spec.spec_hash(), actual);
+      return;
     }
-    return it->second;
+    if (!specs_.count(actual)) {
+      auto it = specs_.emplace(actual, LoadSpec(spec)).first;
+      observer_.DeclareSweep(spec.sweep(), it->second.metrics);
+    }
+    std::map<std::string, std::vector<v1::Lease>> waiting;
+    waiting.swap(awaiting_spec_);
+    spec_asked_.clear();
+    for (auto& [hash, leases] : waiting) {
+      if (hash == actual || !answer) {
+        for (const v1::Lease& l : leases) Dispatch(l);  // re-waits (and re-asks) if still unknown
+        continue;
+      }
+      spdlog::error(
+          "worker: spec hash mismatch: {} lease(s) name spec {}, the coordinator sent "
+          "spec {} (sweep {}); the leases are dropped",
+          leases.size(), hash, actual, spec.sweep());
+    }
+  }
+
+  // A lease whose spec is not known here waits for it; the first such lease asks for it.
+  void AwaitSpec(const v1::Lease& lease) {
+    awaiting_spec_[lease.spec_hash()].push_back(lease);
+    if (!spec_asked_.count(lease.spec_hash())) AskSpec(lease.spec_hash());
+  }
+
+  void AskSpec(const std::string& hash) {
+    v1::Envelope e;
+    e.mutable_spec_request()->set_spec_hash(hash);
+    conn_.Send(std::move(e));
+    spec_asked_[hash] = clock_->Now();
   }
 
   // A free slot for the lease: one whose open session serves its key, else one without a
@@ -225,7 +273,12 @@ class AgentLoop {
   }
 
   void Dispatch(const v1::Lease& lease) {
-    SpecInfo& info = Spec(lease);
+    auto spec = specs_.find(lease.spec_hash());
+    if (spec == specs_.end()) {
+      AwaitSpec(lease);
+      return;
+    }
+    SpecInfo& info = spec->second;
     Config params;
     for (const auto& [k, v] : lease.params()) params[k] = Value::FromText(v);
     Slot* slot = PickSlot(info.launcher.get(), params);
@@ -290,21 +343,26 @@ class AgentLoop {
     observer_.SlotsChanged(BusySlots(), o_.slots);
   }
 
+  // Into the outbox: sent (with every other result due) by the next Timers().
   void SendResult(SlotDone& d) {
-    v1::Envelope e;
-    e.set_sender_id(o_.worker_id);
-    e.mutable_result()->set_lease_id(d.lease.lease_id());
-    e.mutable_result()->set_sweep(d.lease.sweep());
-    *e.mutable_result()->mutable_attempt() = std::move(d.attempt);
-    std::string bytes = EncodeEnvelope(e);
-    conn_.SendBytes(bytes);
-    outbox_.Add(d.lease.lease_id(), std::move(bytes), clock_->Now());
+    v1::Result r;
+    r.set_lease_id(d.lease.lease_id());
+    r.set_sweep(d.lease.sweep());
+    *r.mutable_attempt() = std::move(d.attempt);
+    outbox_.Add(std::move(r));
+  }
+
+  int AwaitingSpec() const {
+    int n = 0;
+    for (const auto& [hash, leases] : awaiting_spec_) n += static_cast<int>(leases.size());
+    return n;
   }
 
   // Leases this agent can take now: one per free slot plus `prefetch` waiting per slot.
   int Capacity() const {
     const int slots = static_cast<int>(slots_.size());
-    return slots * (1 + std::max(0, o_.prefetch)) - BusySlots() - static_cast<int>(queued_.size());
+    return slots * (1 + std::max(0, o_.prefetch)) - BusySlots() - static_cast<int>(queued_.size()) -
+           AwaitingSpec();
   }
 
   bool WantWork() const { return conn_.acked() && !finished_ && Capacity() > 0; }
@@ -330,19 +388,17 @@ class AgentLoop {
 
   void Timers() {
     const double now = clock_->Now();
-    for (const std::string* bytes : outbox_.Due(now)) conn_.SendBytes(*bytes);
+    // Every result due (new and re-sent) in as few messages as possible.
+    for (const std::string& bytes : PackResults(outbox_.Due(now))) conn_.SendBytes(bytes);
+    for (const auto& [hash, asked] : std::map<std::string, double>(spec_asked_)) {
+      if (now - asked >= kSpecRetrySeconds) AskSpec(hash);
+    }
     RequestWork();
     conn_.Tick([&](v1::Heartbeat* hb) {
-      for (const auto& s : slots_) {
-        if (s->busy()) hb->add_lease_ids(s->lease_id());
+      for (const auto& l : queued_) hb->add_waiting_lease_ids(l.lease_id());
+      for (const auto& [hash, leases] : awaiting_spec_) {
+        for (const auto& l : leases) hb->add_waiting_lease_ids(l.lease_id());
       }
-      for (const auto& l : queued_) {
-        hb->add_lease_ids(l.lease_id());
-        hb->add_waiting_lease_ids(l.lease_id());
-      }
-      hb->set_busy_slots(BusySlots());
-      hb->set_free_slots(std::max(
-          0, static_cast<int>(slots_.size()) - BusySlots() - static_cast<int>(queued_.size())));
       observer_.HeartbeatAge(now - conn_.last_heard());
     });
   }
@@ -358,6 +414,8 @@ class AgentLoop {
   std::vector<std::unique_ptr<Slot>> slots_;
   std::unique_ptr<StoreWriter> writer_;
   std::deque<v1::Lease> queued_;  // leases that arrived while every slot was busy
+  std::map<std::string, std::vector<v1::Lease>> awaiting_spec_;  // by spec hash: not known yet
+  std::map<std::string, double> spec_asked_;  // spec hash -> when a SpecRequest was last sent
   ResultOutbox outbox_;
   GiveUpClock give_up_;  // from the last message heard
   double request_sent_ = 0;

@@ -5,6 +5,12 @@
 //   StoreWriter   cluster mode: attempts written to the store off the loop thread (store_writer.h)
 //   this loop     woken by events only: the socket, finished executions, finished store writes,
 //                 and its next timer (heartbeat, resend, hello, retry)
+// Wire protocol v2 (docs/design.md): the spec comes once per coordinator (in HelloAck, or asked
+// for with SpecRequest when a lease names an unknown hash) and is parsed once and kept by hash; a
+// spec whose hash does not match is an error naming both hashes (its leases are dropped). Leases
+// arrive in batches (Leases), and every result due at one moment (new and re-sent) leaves in one
+// Results message; ResultAcks clear them. A coordinator of another protocol version stops the
+// agent with kFailedPrecondition naming both versions.
 // Leases go to a free slot whose open session matches the lease's session key when there is one
 // (a warm benchmark keeps serving its key); work requests name the open sessions' keys so the
 // scheduler can prefer matching configurations. Slots on one device share a timing gate: they
@@ -72,7 +78,8 @@ class WorkerAgent {
 
   // Runs until *stop, a Shutdown (with exit_when_finished), or give-up. Errors: kUnavailable
   // when nothing was heard from a coordinator for give_up_after_seconds (running executions are
-  // cancelled); kInvalidArgument for bad options (e.g. curve keys).
+  // cancelled); kInvalidArgument for bad options (e.g. curve keys); kFailedPrecondition when the
+  // coordinator speaks another wire protocol version.
   Status Run(const std::atomic<bool>& stop);
 
   const AgentOptions& options() const { return options_; }

@@ -23,10 +23,7 @@ namespace {
 
 using fleetsweep::v1::Envelope;
 
-std::string Encode(Envelope e) {
-  e.set_sender_id("poke");
-  return fleetsweep::EncodeEnvelope(std::move(e));
-}
+std::string Encode(Envelope e) { return fleetsweep::EncodeEnvelope(std::move(e)); }
 
 std::string Hello(int slots) {
   Envelope e;
@@ -64,8 +61,8 @@ std::string Poke(zmq::context_t& ctx, const std::string& endpoint,
       summary += "undecodable-reply ";
       continue;
     }
-    if (env->has_lease()) {
-      ++leases;
+    if (env->has_leases()) {
+      leases += env->leases().leases_size();
       continue;
     }
     std::string kind = fleetsweep::EnvelopeKind(*env);
@@ -75,7 +72,7 @@ std::string Poke(zmq::context_t& ctx, const std::string& endpoint,
       sock.send(zmq::buffer(then), zmq::send_flags::none);
       sent_then = true;
     }
-    if (then.empty() && !env->has_lease()) break;  // one reply is enough
+    if (then.empty()) break;  // one reply is enough
   }
   if (leases > 0) summary += "leases=" + std::to_string(leases);
   return summary.empty() ? "none" : summary;
@@ -98,18 +95,19 @@ int main(int argc, char** argv) {
     Envelope wrong_version;
     wrong_version.mutable_heartbeat();
     std::string wv = Encode(wrong_version);
-    wv[1] = 99;  // field 1 (protocol_version) is the first byte pair: 0x08 0x01
+    wv[1] = 99;  // field 1 (protocol_version) is the first byte pair: 0x08 0x02
     Envelope unexpected;
-    unexpected.mutable_lease()->set_lease_id("x");
+    unexpected.mutable_leases()->add_leases()->set_lease_id("x");
     Envelope work;
     work.mutable_work_request()->set_free_slots(1000000);
     Envelope result;
-    result.mutable_result()->set_lease_id("no-such-lease");
-    result.mutable_result()->set_sweep("no-such-sweep");
-    result.mutable_result()->mutable_attempt()->set_config_key("no-such-config");
-    result.mutable_result()->mutable_attempt()->set_attempt_id("no-such-config-1");
-    result.mutable_result()->mutable_attempt()->set_ok(true);
-    auto* s = result.mutable_result()->mutable_attempt()->add_samples();
+    auto* forged = result.mutable_results()->add_results();
+    forged->set_lease_id("no-such-lease");
+    forged->set_sweep("no-such-sweep");
+    forged->mutable_attempt()->set_config_key("no-such-config");
+    forged->mutable_attempt()->set_attempt_id("no-such-config-1");
+    forged->mutable_attempt()->set_ok(true);
+    auto* s = forged->mutable_attempt()->add_samples();
     s->set_metric("time_ms");
     s->set_value(1e300);
 

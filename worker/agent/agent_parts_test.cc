@@ -29,15 +29,29 @@ TEST(GiveUpClock, CountsFromTheLastMessageHeard) {
   EXPECT_TRUE(c.Expired(1030.5)) << "silence after contact never gives up";
 }
 
-TEST(ResultOutbox, ResendsUntilAcknowledged) {
+v1::Result MakeResult(const std::string& lease_id) {
+  v1::Result r;
+  r.set_lease_id(lease_id);
+  r.mutable_attempt()->set_attempt_id(lease_id);
+  return r;
+}
+
+std::vector<std::string> Ids(const std::vector<const v1::Result*>& due) {
+  std::vector<std::string> ids;
+  for (const v1::Result* r : due) ids.push_back(r->lease_id());
+  return ids;
+}
+
+TEST(ResultOutbox, NewResultsAreDueAtOnceThenResentUntilAcknowledged) {
   ResultOutbox box(3.0);
-  box.Add("L1", "bytes1", 100.0);
-  box.Add("L2", "bytes2", 101.0);
+  box.Add(MakeResult("L1"));
+  EXPECT_EQ(Ids(box.Due(100.0)), std::vector<std::string>{"L1"});
+  box.Add(MakeResult("L2"));
+  EXPECT_TRUE(std::isinf(box.NextDue()) && box.NextDue() < 0) << "L2 waits to be sent";
+  EXPECT_EQ(Ids(box.Due(101.0)), std::vector<std::string>{"L2"});
   EXPECT_TRUE(box.Due(102.9).empty());
   EXPECT_DOUBLE_EQ(box.NextDue(), 103.0);
-  auto due = box.Due(103.0);
-  ASSERT_EQ(due.size(), 1u);
-  EXPECT_EQ(*due[0], "bytes1");
+  EXPECT_EQ(Ids(box.Due(103.0)), std::vector<std::string>{"L1"});
   EXPECT_TRUE(box.Due(103.5).empty());  // just re-sent: not due again yet
   box.Ack("L2");
   box.Ack("unknown");  // ignored
@@ -46,6 +60,32 @@ TEST(ResultOutbox, ResendsUntilAcknowledged) {
   box.Ack("L1");
   EXPECT_TRUE(box.empty());
   EXPECT_TRUE(std::isinf(box.NextDue()));
+}
+
+// Several ready results travel in one Results message; the size bound splits them.
+TEST(ResultOutbox, PackResultsBatchesUnderTheSizeBound) {
+  ResultOutbox box;
+  for (int i = 0; i < 5; ++i) box.Add(MakeResult("L" + std::to_string(i)));
+  auto due = box.Due(0);
+  ASSERT_EQ(due.size(), 5u);
+  auto one = PackResults(due);
+  ASSERT_EQ(one.size(), 1u);
+  auto env = DecodeEnvelope(one[0].data(), one[0].size());
+  ASSERT_TRUE(env.ok()) << env.status().ToString();
+  ASSERT_EQ(env->results().results_size(), 5);
+  EXPECT_EQ(env->results().results(4).lease_id(), "L4");
+  const size_t each = due[0]->ByteSizeLong();
+  auto split = PackResults(due, 2 * each);  // two per message
+  ASSERT_EQ(split.size(), 3u);
+  int total = 0;
+  for (const auto& bytes : split) {
+    auto e = DecodeEnvelope(bytes.data(), bytes.size());
+    ASSERT_TRUE(e.ok());
+    EXPECT_LE(e->results().results_size(), 2);
+    total += e->results().results_size();
+  }
+  EXPECT_EQ(total, 5);
+  EXPECT_TRUE(PackResults({}).empty());
 }
 
 class ConnectionTest : public ::testing::Test {
@@ -91,7 +131,6 @@ TEST_F(ConnectionTest, HelloIsRetriedUntilAcknowledgedThenHeartbeats) {
   auto hello = Next();
   ASSERT_TRUE(hello && hello->has_hello());
   EXPECT_EQ(hello->hello().node().slots(), 2);
-  EXPECT_EQ(hello->sender_id(), "w1");
   auto no_heartbeat = [](v1::Heartbeat*) { ADD_FAILURE() << "heartbeat before the ack"; };
   clock_.Advance(1.9);
   conn_->Tick(no_heartbeat);
@@ -118,12 +157,12 @@ TEST_F(ConnectionTest, HelloIsRetriedUntilAcknowledgedThenHeartbeats) {
   int beats = 0;
   auto fill = [&](v1::Heartbeat* hb) {
     ++beats;
-    hb->add_lease_ids("L7");
+    hb->add_waiting_lease_ids("L7");
   };
   conn_->Tick(fill);  // first heartbeat at once
   auto hb = Next();
   ASSERT_TRUE(hb && hb->has_heartbeat());
-  EXPECT_EQ(hb->heartbeat().lease_ids(0), "L7");
+  EXPECT_EQ(hb->heartbeat().waiting_lease_ids(0), "L7");
   clock_.Advance(0.4);
   conn_->Tick(fill);
   EXPECT_EQ(beats, 1);
@@ -140,13 +179,54 @@ TEST_F(ConnectionTest, RejectMeansHelloAgainAtMostEveryHalfSecond) {
   ack.set_heartbeat_interval_seconds(100);
   conn_->OnHelloAck(ack);
   clock_.Advance(1.0);
-  conn_->OnReject();
+  conn_->OnReject(v1::Reject());
   EXPECT_FALSE(conn_->acked());
   auto hello = Next();
   ASSERT_TRUE(hello && hello->has_hello());
   clock_.Advance(0.1);
-  conn_->OnReject();  // too soon after the last hello
+  conn_->OnReject(v1::Reject());  // too soon after the last hello
   EXPECT_TRUE(NothingWaiting());
+  EXPECT_TRUE(conn_->fatal().ok());
+}
+
+// A coordinator of another protocol version: its Reject (or any message stamped with its
+// version) is fatal, naming both versions; no more hellos.
+TEST_F(ConnectionTest, AnotherProtocolVersionIsFatal) {
+  ASSERT_TRUE(conn_->Open().ok());
+  ASSERT_TRUE(Next());  // first hello
+  v1::Reject says;
+  says.set_reason("protocol version 2 is not supported: this coordinator speaks version 3");
+  says.set_speaks_protocol_version(3);
+  clock_.Advance(1.0);
+  conn_->OnReject(says);
+  EXPECT_EQ(conn_->fatal().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(conn_->fatal().message().find("speaks wire protocol version 3"), std::string::npos);
+  EXPECT_NE(conn_->fatal().message().find("this worker speaks version 2"), std::string::npos);
+  EXPECT_TRUE(NothingWaiting()) << "no hello after a version reject";
+}
+
+TEST_F(ConnectionTest, AMessageOfAnOlderVersionIsFatal) {
+  ASSERT_TRUE(conn_->Open().ok());
+  ASSERT_TRUE(Next());
+  // What a version-1 coordinator answers a version-2 hello with.
+  v1::Envelope old;
+  old.set_protocol_version(1);
+  old.mutable_reject()->set_reason(
+      "wire: protocol version 2 is not supported (this build speaks 1)");
+  std::string bytes;
+  ASSERT_TRUE(old.SerializeToString(&bytes));
+  router_.send(zmq::buffer(std::string("w1")), zmq::send_flags::sndmore);
+  router_.send(zmq::buffer(bytes));
+  for (int i = 0; i < 100 && conn_->fatal().ok(); ++i) {
+    zmq::pollitem_t items[] = {{static_cast<void*>(conn_->socket()), 0, ZMQ_POLLIN, 0}};
+    zmq::poll(items, 1, std::chrono::milliseconds(10));
+    EXPECT_FALSE(conn_->Receive());
+  }
+  EXPECT_EQ(conn_->fatal().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(conn_->fatal().message().find("peer speaks protocol version 1"), std::string::npos);
+  EXPECT_NE(conn_->fatal().message().find("this build speaks version 2"), std::string::npos);
+  EXPECT_NE(conn_->fatal().message().find("this build speaks 1"), std::string::npos)
+      << "the coordinator's own words are passed on";
 }
 
 }  // namespace

@@ -10,10 +10,14 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <map>
+#include <memory>
 #include <thread>
 #include <zmq.hpp>
 
 #include "common/wire/wire.h"
+#include "spdlog/sinks/ringbuffer_sink.h"
+#include "spdlog/spdlog.h"
 
 namespace fleetsweep {
 namespace {
@@ -53,6 +57,7 @@ class FakeCoordinator {
     peer_ = id.to_string();
     auto env = DecodeEnvelope(body.data(), body.size());
     if (!env.ok()) return std::nullopt;
+    ++seen_[env->body_case()];
     return std::move(env).value();
   }
   // The next envelope of the given kind, skipping heartbeats and others.
@@ -64,40 +69,62 @@ class FakeCoordinator {
     }
     return std::nullopt;
   }
-  void Send(const v1::Envelope& env) {
-    std::string bytes = EncodeEnvelope(env);
+  void Send(const v1::Envelope& env) { SendRaw(EncodeEnvelope(env)); }
+  void SendRaw(const std::string& bytes) {
     router_.send(zmq::buffer(peer_), zmq::send_flags::sndmore);
     router_.send(zmq::buffer(bytes));
   }
-  void Ack(const std::string& id) {
+  static v1::SpecText Spec() {
+    v1::SpecText spec;
+    spec.set_sweep("agent-test");
+    spec.set_spec_yaml(SpecText());
+    spec.set_spec_hash(SpecHash(SpecText()));
+    return spec;
+  }
+  // HelloAck, with the spec (as the coordinator sends it) unless with_spec is false.
+  void Ack(const std::string& id, bool with_spec = true) {
     v1::Envelope e;
     e.mutable_hello_ack()->set_coordinator_id(id);
     e.mutable_hello_ack()->set_heartbeat_interval_seconds(0.2);
+    if (with_spec) *e.mutable_hello_ack()->mutable_spec() = Spec();
+    Send(e);
+  }
+  static v1::Lease MakeLease(const std::string& lease_id, const std::string& model,
+                             const std::string& value, const std::string& act = "ok") {
+    v1::Lease l;
+    l.set_lease_id(lease_id);
+    l.set_sweep("agent-test");
+    l.set_spec_hash(SpecHash(SpecText()));
+    l.set_config_key("K-" + model + "-" + value);
+    (*l.mutable_params())["MODEL"] = model;
+    (*l.mutable_params())["VALUE"] = value;
+    (*l.mutable_params())["ACT"] = act;
+    if (act == "slow") (*l.mutable_params())["SLEEP_MS"] = "1500";
+    return l;
+  }
+  // One Leases message.
+  void Leases(const std::vector<v1::Lease>& leases) {
+    v1::Envelope e;
+    for (const auto& l : leases) *e.mutable_leases()->add_leases() = l;
     Send(e);
   }
   void Lease(const std::string& lease_id, const std::string& model, const std::string& value,
              const std::string& act = "ok") {
-    v1::Envelope e;
-    v1::Lease* l = e.mutable_lease();
-    l->set_lease_id(lease_id);
-    l->set_sweep("agent-test");
-    l->set_spec_yaml(SpecText());
-    l->set_spec_hash("h1");
-    l->set_config_key("K-" + model + "-" + value);
-    (*l->mutable_params())["MODEL"] = model;
-    (*l->mutable_params())["VALUE"] = value;
-    (*l->mutable_params())["ACT"] = act;
-    if (act == "slow") (*l->mutable_params())["SLEEP_MS"] = "1500";
-    Send(e);
+    Leases({MakeLease(lease_id, model, value, act)});
   }
   void ResultAck(const std::string& lease_id) {
     v1::Envelope e;
-    e.mutable_result_ack()->set_lease_id(lease_id);
-    e.mutable_result_ack()->set_counted(true);
+    e.mutable_result_acks()->add_lease_ids(lease_id);
     Send(e);
+  }
+  // How many messages of this kind arrived so far.
+  int Seen(v1::Envelope::BodyCase kind) const {
+    auto it = seen_.find(kind);
+    return it == seen_.end() ? 0 : it->second;
   }
 
  private:
+  std::map<int, int> seen_;
   zmq::context_t ctx_;
   zmq::socket_t router_;
   std::string peer_;
@@ -134,17 +161,17 @@ TEST(AgentTest, RunsLeasesInAWarmSessionAndNamesItsKey) {
   EXPECT_EQ(req->work_request().free_slots(), 1);
   EXPECT_EQ(req->work_request().open_sessions_size(), 0);  // nothing warm yet
   coord.Lease("L1", "m1", "1");
-  auto r1 = coord.NextOf(v1::Envelope::kResult);
+  auto r1 = coord.NextOf(v1::Envelope::kResults);
   ASSERT_TRUE(r1);
-  const v1::Attempt& a1 = r1->result().attempt();
+  const v1::Attempt& a1 = r1->results().results(0).attempt();
   ASSERT_TRUE(a1.ok()) << a1.failure_detail();
   EXPECT_EQ(a1.attempt_id(), "L1");
   EXPECT_EQ(a1.worker_id(), "w-test");
   EXPECT_EQ(a1.samples(0).value(), 1.0);
   // Not acknowledged: the result comes again (3 s resend interval).
-  auto again = coord.NextOf(v1::Envelope::kResult, 6);
+  auto again = coord.NextOf(v1::Envelope::kResults, 6);
   ASSERT_TRUE(again);
-  EXPECT_EQ(again->result().lease_id(), "L1");
+  EXPECT_EQ(again->results().results(0).lease_id(), "L1");
   coord.ResultAck("L1");
 
   auto req2 = coord.NextOf(v1::Envelope::kWorkRequest);
@@ -152,19 +179,19 @@ TEST(AgentTest, RunsLeasesInAWarmSessionAndNamesItsKey) {
   ASSERT_EQ(req2->work_request().open_sessions_size(), 1);
   EXPECT_EQ(req2->work_request().open_sessions(0).params().at("MODEL"), "m1");
   coord.Lease("L2", "m1", "3");
-  auto r2 = coord.NextOf(v1::Envelope::kResult);
+  auto r2 = coord.NextOf(v1::Envelope::kResults);
   ASSERT_TRUE(r2);
-  const v1::Attempt& a2 = r2->result().attempt();
+  const v1::Attempt& a2 = r2->results().results(0).attempt();
   ASSERT_TRUE(a2.ok()) << a2.failure_detail();
   EXPECT_EQ(Info(a2, "pid"), Info(a1, "pid"));  // the same warm process served both
   EXPECT_EQ(Info(a2, "session.position"), "2");
   coord.ResultAck("L2");
   // Another key needs another process.
   coord.Lease("L3", "m2", "1");
-  auto r3 = coord.NextOf(v1::Envelope::kResult);
+  auto r3 = coord.NextOf(v1::Envelope::kResults);
   ASSERT_TRUE(r3);
-  EXPECT_NE(Info(r3->result().attempt(), "pid"), Info(a1, "pid"));
-  EXPECT_EQ(Info(r3->result().attempt(), "session.position"), "1");
+  EXPECT_NE(Info(r3->results().results(0).attempt(), "pid"), Info(a1, "pid"));
+  EXPECT_EQ(Info(r3->results().results(0).attempt(), "session.position"), "1");
   stop = true;
   t.join();
   EXPECT_TRUE(st.ok()) << st.ToString();
@@ -187,8 +214,9 @@ TEST(AgentTest, PrefetchedLeaseWaitsNamedInHeartbeatsAndRunsNext) {
   auto req = coord.NextOf(v1::Envelope::kWorkRequest);
   ASSERT_TRUE(req);
   EXPECT_EQ(req->work_request().free_slots(), 2);  // one to run, one to wait
-  coord.Lease("P1", "m1", "1", "slow");            // runs for 1.5 s
-  coord.Lease("P2", "m1", "2");                    // waits behind it
+  // Both in one Leases message: P1 runs for 1.5 s, P2 waits behind it.
+  coord.Leases({FakeCoordinator::MakeLease("P1", "m1", "1", "slow"),
+                FakeCoordinator::MakeLease("P2", "m1", "2")});
   // While P1 runs, heartbeats name P2 as waiting and P1 as held but not waiting.
   bool named_waiting = false;
   for (int i = 0; i < 20 && !named_waiting; ++i) {
@@ -198,19 +226,19 @@ TEST(AgentTest, PrefetchedLeaseWaitsNamedInHeartbeatsAndRunsNext) {
     if (h.waiting_lease_ids_size() == 0) continue;
     ASSERT_EQ(h.waiting_lease_ids_size(), 1);
     EXPECT_EQ(h.waiting_lease_ids(0), "P2");
-    EXPECT_EQ(h.lease_ids_size(), 2);
     named_waiting = true;
   }
   EXPECT_TRUE(named_waiting);
-  auto r1 = coord.NextOf(v1::Envelope::kResult);
+  auto r1 = coord.NextOf(v1::Envelope::kResults);
   ASSERT_TRUE(r1);
-  EXPECT_EQ(r1->result().lease_id(), "P1");
+  EXPECT_EQ(r1->results().results(0).lease_id(), "P1");
   coord.ResultAck("P1");
-  auto r2 = coord.NextOf(v1::Envelope::kResult);
+  auto r2 = coord.NextOf(v1::Envelope::kResults);
   ASSERT_TRUE(r2);
-  EXPECT_EQ(r2->result().lease_id(), "P2");
-  EXPECT_TRUE(r2->result().attempt().ok()) << r2->result().attempt().failure_detail();
-  EXPECT_EQ(Info(r2->result().attempt(), "session.position"), "2");
+  EXPECT_EQ(r2->results().results(0).lease_id(), "P2");
+  EXPECT_TRUE(r2->results().results(0).attempt().ok())
+      << r2->results().results(0).attempt().failure_detail();
+  EXPECT_EQ(Info(r2->results().results(0).attempt(), "session.position"), "2");
   coord.ResultAck("P2");
   stop = true;
   t.join();
@@ -343,28 +371,167 @@ TEST(AgentTest, KillsWhatEscapesTheProcessGroupAndLeavesNoZombies) {
   WorkerAgent agent(o);
   std::thread t([&] { (void)agent.Run(stop); });
   ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
-  coord.Ack("c1");
+  coord.Ack("c1", /*with_spec=*/false);
+  bool spec_sent = false;
   for (int n = 1; n <= 3; ++n) {
     ASSERT_TRUE(coord.NextOf(v1::Envelope::kWorkRequest));
-    v1::Envelope e;
-    v1::Lease* l = e.mutable_lease();
-    l->set_lease_id("E" + std::to_string(n));
-    l->set_sweep("agent-escape");
-    l->set_spec_yaml(spec);
-    l->set_spec_hash("escape");
-    l->set_config_key("K-" + std::to_string(n));
-    (*l->mutable_params())["N"] = std::to_string(n);
-    coord.Send(e);
-    auto r = coord.NextOf(v1::Envelope::kResult);
+    v1::Lease l;
+    l.set_lease_id("E" + std::to_string(n));
+    l.set_sweep("agent-escape");
+    l.set_spec_hash(SpecHash(spec));
+    l.set_config_key("K-" + std::to_string(n));
+    (*l.mutable_params())["N"] = std::to_string(n);
+    coord.Leases({l});
+    if (!spec_sent) {
+      ASSERT_TRUE(coord.NextOf(v1::Envelope::kSpecRequest));
+      v1::Envelope e;
+      e.mutable_spec()->set_sweep("agent-escape");
+      e.mutable_spec()->set_spec_hash(SpecHash(spec));
+      e.mutable_spec()->set_spec_yaml(spec);
+      coord.Send(e);
+      spec_sent = true;
+    }
+    auto r = coord.NextOf(v1::Envelope::kResults);
     ASSERT_TRUE(r);
-    EXPECT_TRUE(r->result().attempt().ok()) << r->result().attempt().failure_detail();
+    const v1::Attempt& a = r->results().results(0).attempt();
+    EXPECT_TRUE(a.ok()) << a.failure_detail();
     EXPECT_EQ(ProcessesRunning({"sleep", duration}), std::vector<int>{})
         << "the setsid grandchild of execution " << n << " outlived it";
     EXPECT_EQ(ZombieChildren(), std::vector<int>{}) << "after execution " << n;
-    coord.ResultAck(l->lease_id());
+    coord.ResultAck(l.lease_id());
   }
   stop = true;
   t.join();
+}
+
+// A lease whose spec the worker does not have: it asks once (however many leases name the
+// spec), caches the parsed spec (the same launcher, so the same warm process serves them all),
+// and never asks again.
+TEST(AgentTest, AsksForAnUnknownSpecOnceAndKeepsItParsed) {
+  std::string ep = Endpoint() + "s";
+  FakeCoordinator coord(ep);
+  AgentOptions o;
+  o.coordinator = ep;
+  o.slots = 1;
+  o.prefetch = 1;
+  o.worker_id = "w-spec";
+  std::atomic<bool> stop{false};
+  WorkerAgent agent(o);
+  std::thread t([&] { (void)agent.Run(stop); });
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
+  coord.Ack("c1", /*with_spec=*/false);
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kWorkRequest));
+  coord.Leases(
+      {FakeCoordinator::MakeLease("S1", "m1", "1"), FakeCoordinator::MakeLease("S2", "m1", "2")});
+  auto ask = coord.NextOf(v1::Envelope::kSpecRequest);
+  ASSERT_TRUE(ask);
+  EXPECT_EQ(ask->spec_request().spec_hash(), SpecHash(SpecText()));
+  v1::Envelope spec;
+  *spec.mutable_spec() = FakeCoordinator::Spec();
+  coord.Send(spec);
+  std::map<std::string, std::string> pid;
+  for (int i = 0; i < 2; ++i) {
+    auto r = coord.NextOf(v1::Envelope::kResults);
+    ASSERT_TRUE(r);
+    for (const auto& res : r->results().results()) {
+      ASSERT_TRUE(res.attempt().ok()) << res.attempt().failure_detail();
+      pid[res.lease_id()] = Info(res.attempt(), "pid");
+      coord.ResultAck(res.lease_id());
+    }
+    if (pid.size() == 2) break;
+  }
+  ASSERT_EQ(pid.size(), 2u);
+  coord.Lease("S3", "m1", "3");
+  auto r3 = coord.NextOf(v1::Envelope::kResults);
+  ASSERT_TRUE(r3);
+  EXPECT_EQ(r3->results().results(0).lease_id(), "S3");
+  EXPECT_EQ(Info(r3->results().results(0).attempt(), "pid"), pid["S1"]);
+  EXPECT_EQ(pid["S2"], pid["S1"]) << "one parsed spec, one launcher, one warm session";
+  EXPECT_EQ(coord.Seen(v1::Envelope::kSpecRequest), 1) << "asked once";
+  stop = true;
+  t.join();
+  EXPECT_EQ(agent.executions(), 3);
+}
+
+// The coordinator answers with a spec of another hash (the lease came from elsewhere): an error
+// naming both hashes; the lease is dropped (not run, no longer waiting), its room asked for again.
+TEST(AgentTest, SpecHashMismatchIsAnErrorNamingBothHashes) {
+  auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(100);
+  spdlog::default_logger()->sinks().push_back(sink);
+  std::string ep = Endpoint() + "m";
+  FakeCoordinator coord(ep);
+  AgentOptions o;
+  o.coordinator = ep;
+  o.slots = 1;
+  o.prefetch = 0;
+  o.worker_id = "w-mismatch";
+  std::atomic<bool> stop{false};
+  WorkerAgent agent(o);
+  std::thread t([&] { (void)agent.Run(stop); });
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
+  coord.Ack("c1", /*with_spec=*/false);
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kWorkRequest));
+  v1::Lease foreign = FakeCoordinator::MakeLease("X1", "m1", "1");
+  foreign.set_spec_hash("00000000deadbeef");
+  coord.Leases({foreign});
+  auto ask = coord.NextOf(v1::Envelope::kSpecRequest);
+  ASSERT_TRUE(ask);
+  EXPECT_EQ(ask->spec_request().spec_hash(), "00000000deadbeef");
+  v1::Envelope spec;
+  *spec.mutable_spec() = FakeCoordinator::Spec();
+  coord.Send(spec);
+  // The dropped lease frees its room: the worker asks for a lease again and names none waiting.
+  auto again = coord.NextOf(v1::Envelope::kWorkRequest, 6);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->work_request().free_slots(), 1);
+  auto hb = coord.NextOf(v1::Envelope::kHeartbeat);
+  ASSERT_TRUE(hb);
+  EXPECT_EQ(hb->heartbeat().waiting_lease_ids_size(), 0);
+  stop = true;
+  t.join();
+  spdlog::default_logger()->sinks().pop_back();
+  EXPECT_EQ(agent.executions(), 0);
+  EXPECT_EQ(coord.Seen(v1::Envelope::kResults), 0);
+  bool named = false;
+  for (const std::string& line : sink->last_formatted()) {
+    if (line.find("spec hash mismatch") != std::string::npos &&
+        line.find("00000000deadbeef") != std::string::npos &&
+        line.find(SpecHash(SpecText())) != std::string::npos) {
+      named = true;
+    }
+  }
+  EXPECT_TRUE(named) << "the error names both hashes";
+}
+
+// A coordinator of wire protocol version 1 answers the hello with a version-1 Reject: the worker
+// stops with an error naming both versions instead of saying hello forever.
+TEST(AgentTest, StopsWithAnErrorWhenTheCoordinatorSpeaksAnotherVersion) {
+  std::string ep = Endpoint() + "v";
+  FakeCoordinator coord(ep);
+  AgentOptions o;
+  o.coordinator = ep;
+  o.worker_id = "w-version";
+  std::atomic<bool> stop{false};
+  WorkerAgent agent(o);
+  Status st;
+  std::atomic<bool> returned{false};
+  std::thread t([&] {
+    st = agent.Run(stop);
+    returned = true;
+  });
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
+  v1::Envelope old;
+  old.set_protocol_version(1);
+  old.mutable_reject()->set_reason(
+      "wire: protocol version 2 is not supported (this build speaks 1)");
+  std::string bytes;
+  ASSERT_TRUE(old.SerializeToString(&bytes));
+  coord.SendRaw(bytes);
+  t.join();  // returns by itself: `stop` is never set
+  EXPECT_TRUE(returned);
+  EXPECT_EQ(st.code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(st.message().find("protocol version 1"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("speaks version 2"), std::string::npos) << st.message();
 }
 
 }  // namespace

@@ -41,13 +41,10 @@ void Connection::SendBytes(const std::string& bytes) {
   }
 }
 
-void Connection::Send(v1::Envelope env) {
-  env.set_sender_id(options_.worker_id);
-  SendBytes(EncodeEnvelope(std::move(env)));
-}
+void Connection::Send(v1::Envelope env) { SendBytes(EncodeEnvelope(std::move(env))); }
 
 std::optional<v1::Envelope> Connection::Receive() {
-  while (true) {
+  while (fatal_.ok()) {
     zmq::message_t msg;
     try {
       if (!sock_.recv(msg, zmq::recv_flags::dontwait)) return std::nullopt;
@@ -57,6 +54,11 @@ std::optional<v1::Envelope> Connection::Receive() {
       return std::nullopt;
     }
     auto env = DecodeEnvelope(msg.data(), msg.size());
+    if (env.status().code() == StatusCode::kFailedPrecondition) {
+      fatal_ = Status::FailedPrecondition("worker: coordinator " + options_.coordinator + ": " +
+                                          env.status().message());
+      return std::nullopt;
+    }
     if (!env.ok()) {
       spdlog::warn("worker: ignored a bad message from the coordinator: {}",
                    env.status().message());
@@ -65,6 +67,7 @@ std::optional<v1::Envelope> Connection::Receive() {
     last_heard_ = clock_->Now();
     return std::move(env).value();
   }
+  return std::nullopt;
 }
 
 void Connection::Hello() {
@@ -80,7 +83,15 @@ void Connection::OnHelloAck(const v1::HelloAck& ack) {
   heartbeat_interval_ = std::max(0.05, ack.heartbeat_interval_seconds());
 }
 
-void Connection::OnReject() {
+void Connection::OnReject(const v1::Reject& reject) {
+  const uint32_t theirs = reject.speaks_protocol_version();
+  if (theirs != 0 && theirs != kProtocolVersion) {
+    fatal_ = Status::FailedPrecondition(
+        "worker: coordinator " + options_.coordinator + " speaks wire protocol version " +
+        std::to_string(theirs) + "; this worker speaks version " +
+        std::to_string(kProtocolVersion) + " (it says: " + reject.reason().substr(0, 500) + ")");
+    return;
+  }
   if (clock_->Now() - last_hello_ > 0.5) {
     acked_ = false;
     Hello();

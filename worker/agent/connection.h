@@ -3,6 +3,10 @@
 // Reject: a restarted coordinator no longer knows this worker), and sends heartbeats every
 // heartbeat interval (from HelloAck) while acknowledged.
 //
+// A peer of another wire protocol version is fatal: a message stamped with another version, or a
+// Reject that says the coordinator speaks another version, sets fatal() (naming both versions);
+// the agent then stops instead of saying hello forever.
+//
 // Time comes from the injected Clock; Tick() does what is due and NextTimer() says when the next
 // thing is due, so the event loop sleeps exactly until then (no fixed-interval polling).
 //
@@ -45,21 +49,24 @@ class Connection {
 
   // Connects the socket and sends the first hello.
   Status Open();
-  // Sends one envelope (sender id filled in); never blocks.
+  // Sends one envelope; never blocks.
   void Send(v1::Envelope env);
   void SendBytes(const std::string& bytes);
-  // The next decoded message, or nullopt when none is waiting. Undecodable messages are logged
-  // and skipped. Every received message refreshes last_heard().
+  // The next decoded message, or nullopt when none is waiting (or the connection is fatal).
+  // Undecodable messages are logged and skipped. Every received message refreshes last_heard().
   std::optional<v1::Envelope> Receive();
 
   void OnHelloAck(const v1::HelloAck& ack);
-  // The coordinator does not know us (restart): hello again (at most every 0.5 s).
-  void OnReject();
+  // A Reject: about the protocol version (speaks_protocol_version set to another version): fatal.
+  // Otherwise the coordinator does not know us (restart): hello again (at most every 0.5 s).
+  void OnReject(const v1::Reject& reject);
   // Sends the hello or heartbeat that is due; fill_heartbeat adds the running leases.
   void Tick(const std::function<void(v1::Heartbeat*)>& fill_heartbeat);
   double NextTimer() const;
 
   bool acked() const { return acked_; }
+  // kFailedPrecondition once the coordinator turned out to speak another protocol version.
+  const Status& fatal() const { return fatal_; }
   double last_heard() const { return last_heard_; }
   const std::string& coordinator_id() const { return coordinator_id_; }
   zmq::socket_t& socket() { return sock_; }
@@ -76,6 +83,7 @@ class Connection {
   double last_hello_ = -1e18;
   double last_heartbeat_ = -1e18;
   double last_heard_;
+  Status fatal_;
 };
 
 }  // namespace fleetsweep

@@ -1,15 +1,20 @@
-// ResultOutbox: results sent to the coordinator and not yet acknowledged. A result is re-sent
-// every resend_interval seconds until ResultAck names its lease; nothing is dropped while the
-// coordinator is away (a restarted coordinator gets them again).
+// ResultOutbox: results not yet acknowledged by the coordinator. A result added is due at once;
+// after it is sent it is due again every resend_interval seconds until a ResultAcks names its
+// lease; nothing is dropped while the coordinator is away (a restarted coordinator gets them
+// again). Everything due at one moment goes out together: PackResults puts it in as few Results
+// envelopes as the size bound allows.
 //
 // Thread-safety: none; the agent's loop thread owns it. Time comes from the caller (injected
 // clock), so resends are unit-tested without sleeping.
 #pragma once
 
+#include <cstddef>
 #include <limits>
 #include <map>
 #include <string>
 #include <vector>
+
+#include "fleetsweep/v1/wire.pb.h"
 
 namespace fleetsweep {
 
@@ -17,24 +22,30 @@ class ResultOutbox {
  public:
   explicit ResultOutbox(double resend_interval = 3.0) : resend_interval_(resend_interval) {}
 
-  // Remembers an encoded Result envelope just sent at `now`.
-  void Add(const std::string& lease_id, std::string bytes, double now);
+  // Keeps a result (by its lease id; a second Add replaces it), due at once.
+  void Add(v1::Result result);
   // The coordinator acknowledged it: forget it. Unknown ids are ignored.
   void Ack(const std::string& lease_id);
-  // Envelopes due for a resend at `now` (marked as sent at `now`).
-  std::vector<const std::string*> Due(double now);
-  // When the next resend is due (infinity when empty).
+  // Results due at `now` (new ones and resends), marked as sent at `now`. The pointers stay
+  // valid until the next Add or Ack.
+  std::vector<const v1::Result*> Due(double now);
+  // When the next send is due (-infinity when a new result waits; infinity when empty).
   double NextDue() const;
   size_t size() const { return pending_.size(); }
   bool empty() const { return pending_.empty(); }
 
  private:
   struct Pending {
-    std::string bytes;
+    v1::Result result;
     double last_sent;
   };
   double resend_interval_;
   std::map<std::string, Pending> pending_;
 };
+
+// Encoded Results envelopes holding `results` in order, each at most about `max_bytes` (a single
+// larger result gets an envelope of its own).
+std::vector<std::string> PackResults(const std::vector<const v1::Result*>& results,
+                                     size_t max_bytes = 8u << 20);
 
 }  // namespace fleetsweep
