@@ -1,6 +1,7 @@
 #include "worker/executors/descendants.h"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -9,10 +10,9 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <mutex>
+#include <string>
 #include <vector>
 
 namespace fleetsweep {
@@ -31,6 +31,23 @@ std::map<pid_t, std::string>& Owned() {  // pid -> tag; guarded by SpawnMutex
   return owned;
 }
 
+// The whole of a small /proc file, read with read(2): a process can vanish between readdir and
+// the read (ESRCH), which std::filebuf reports by throwing. "" when unreadable.
+std::string ReadProcFile(const std::string& path) {
+  std::string out;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return out;
+  char buf[4096];
+  while (out.size() < (1u << 20)) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return out;
+}
+
 struct ChildProc {
   pid_t pid;
   bool zombie;
@@ -46,8 +63,7 @@ std::vector<ChildProc> DirectChildren() {
     char* end = nullptr;
     long pid = std::strtol(e->d_name, &end, 10);
     if (pid <= 0 || *end != '\0') continue;
-    std::ifstream f("/proc/" + std::string(e->d_name) + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const std::string stat = ReadProcFile("/proc/" + std::string(e->d_name) + "/stat");
     size_t close = stat.rfind(')');
     if (close == std::string::npos || close + 4 >= stat.size()) continue;
     char state = stat[close + 2];
@@ -60,10 +76,15 @@ std::vector<ChildProc> DirectChildren() {
 
 // The FLEETSWEEP_SPAWN tag in the process's environment ("" when none or unreadable).
 std::string TagOf(pid_t pid) {
-  std::ifstream f("/proc/" + std::to_string(pid) + "/environ");
-  std::string var;
-  while (std::getline(f, var, '\0')) {
-    if (var.rfind(kTagVar, 0) == 0) return var.substr(sizeof(kTagVar) - 1);
+  const std::string environ = ReadProcFile("/proc/" + std::to_string(pid) + "/environ");
+  size_t pos = 0;
+  while (pos < environ.size()) {
+    size_t end = environ.find('\0', pos);
+    if (end == std::string::npos) end = environ.size();
+    if (environ.compare(pos, sizeof(kTagVar) - 1, kTagVar) == 0) {
+      return environ.substr(pos + sizeof(kTagVar) - 1, end - pos - (sizeof(kTagVar) - 1));
+    }
+    pos = end + 1;
   }
   return "";
 }
