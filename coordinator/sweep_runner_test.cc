@@ -90,6 +90,9 @@ TEST(ExitCodes, EachIsDistinctDescribedAndListedInDocs) {
   }
   EXPECT_EQ(seen, (std::set<int>{0, 2, 3, 4, 5, 6, 7}));
   const char* src = std::getenv("FLEETSWEEP_SRC");
+#ifdef FLEETSWEEP_SOURCE_DIR
+  if (src == nullptr || *src == '\0') src = FLEETSWEEP_SOURCE_DIR;
+#endif
   ASSERT_NE(src, nullptr) << "FLEETSWEEP_SRC is not set";
   std::ifstream in(std::string(src) + "/docs/cli.md");
   ASSERT_TRUE(in) << "docs/cli.md";

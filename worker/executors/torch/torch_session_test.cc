@@ -74,10 +74,9 @@ TEST(TorchSession, TheWorkerRunsTheTorchBenchAsAPersistentSession) {
   EXPECT_FALSE(bad.ok());
   EXPECT_NE(bad.failure_detail().find("invalid_argument"), std::string::npos)
       << bad.failure_detail();
-  // One-shot exits 2 (EXIT_CODE); an ended session execution has no exit status, so the worker
-  // classifies an error class without its own meaning as BAD_OUTPUT (classify.h). Neither is a
-  // deterministic class for the scheduler.
-  EXPECT_EQ(bad.failure_class(), v1::FAILURE_CLASS_BAD_OUTPUT);
+  // One-shot exits 2 (EXIT_CODE); the serve mode says status 2 on its end line, so the worker
+  // classifies the execution the same way (docs/executors.md, the session protocol).
+  EXPECT_EQ(bad.failure_class(), v1::FAILURE_CLASS_EXIT_CODE);
   EXPECT_EQ(bad.samples_size(), 0);
   EXPECT_TRUE(session->Reusable());
 
