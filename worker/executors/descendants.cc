@@ -53,24 +53,65 @@ struct ChildProc {
   bool zombie;
 };
 
-// This process's direct children, from /proc/PID/stat (ppid and state).
-std::vector<ChildProc> DirectChildren() {
-  std::vector<ChildProc> out;
-  const pid_t self = getpid();
-  DIR* d = opendir("/proc");
+// The child's state from /proc/PID/stat, when its parent is still this process.
+bool ReadChild(pid_t self, long pid, ChildProc* out) {
+  const std::string stat = ReadProcFile("/proc/" + std::to_string(pid) + "/stat");
+  size_t close = stat.rfind(')');
+  if (close == std::string::npos || close + 4 >= stat.size()) return false;
+  char state = stat[close + 2];
+  long ppid = std::strtol(stat.c_str() + close + 4, nullptr, 10);
+  if (ppid != self) return false;
+  *out = {static_cast<pid_t>(pid), state == 'Z' || state == 'X'};
+  return true;
+}
+
+// The numeric entries of a /proc directory.
+std::vector<long> NumericEntries(const char* dir) {
+  std::vector<long> out;
+  DIR* d = opendir(dir);
   if (d == nullptr) return out;
   while (struct dirent* e = readdir(d)) {
     char* end = nullptr;
-    long pid = std::strtol(e->d_name, &end, 10);
-    if (pid <= 0 || *end != '\0') continue;
-    const std::string stat = ReadProcFile("/proc/" + std::string(e->d_name) + "/stat");
-    size_t close = stat.rfind(')');
-    if (close == std::string::npos || close + 4 >= stat.size()) continue;
-    char state = stat[close + 2];
-    long ppid = std::strtol(stat.c_str() + close + 4, nullptr, 10);
-    if (ppid == self) out.push_back({static_cast<pid_t>(pid), state == 'Z' || state == 'X'});
+    long n = std::strtol(e->d_name, &end, 10);
+    if (n > 0 && *end == '\0') out.push_back(n);
   }
   closedir(d);
+  return out;
+}
+
+// Children listed by /proc/self/task/TID/children of every thread (a re-parented orphan is the
+// child of one of them): O(children), not O(processes on the machine). false when the kernel
+// lacks that file (CONFIG_PROC_CHILDREN).
+bool ChildrenFromTasks(std::vector<long>* pids) {
+  bool any_file = false;
+  for (long tid : NumericEntries("/proc/self/task")) {
+    const std::string path = "/proc/self/task/" + std::to_string(tid) + "/children";
+    if (access(path.c_str(), R_OK) != 0) continue;  // the thread ended, or no such file
+    any_file = true;
+    const std::string list = ReadProcFile(path);
+    char* p = const_cast<char*>(list.c_str());
+    while (*p != '\0') {
+      char* end = nullptr;
+      long pid = std::strtol(p, &end, 10);
+      if (end == p) break;
+      if (pid > 0) pids->push_back(pid);
+      p = end;
+    }
+  }
+  return any_file;
+}
+
+// This process's direct children: from the tasks' children files, else (no such files) from a
+// scan of every /proc/PID/stat (ppid and state).
+std::vector<ChildProc> DirectChildren() {
+  std::vector<ChildProc> out;
+  const pid_t self = getpid();
+  std::vector<long> pids;
+  if (!ChildrenFromTasks(&pids)) pids = NumericEntries("/proc");
+  for (long pid : pids) {
+    ChildProc c;
+    if (ReadChild(self, pid, &c)) out.push_back(c);
+  }
   return out;
 }
 
