@@ -27,6 +27,7 @@ namespace {
 
 constexpr double kStopCheckSeconds = 0.25;    // longest idle wait: notices *stop (a signal)
 constexpr double kRequestRetrySeconds = 2.0;  // an unanswered work request is asked again
+constexpr double kReapEverySeconds = 1.0;     // escaped processes reaped at least this often
 constexpr double kDrainOnExitSeconds = 5.0;   // wait for acks before exiting when finished
 constexpr double kSpecRetrySeconds = 2.0;     // an unanswered SpecRequest is asked again
 
@@ -313,11 +314,10 @@ class AgentLoop {
   }
 
   void Finished(SlotDone d, int64_t* executions) {
-    // Before the result leaves: what escaped this execution's process group is gone.
-    if (int killed = ReapEscaped(); killed > 0) {
-      spdlog::warn("worker: killed {} process(es) that escaped an execution's process group",
-                   killed);
-    }
+    // Before the result leaves: what escaped this execution's process group is gone. Only an
+    // ended child can have left an escaped process unprotected; a warm session's execution skips
+    // the /proc scan (Timers() reaps the rest every kReapEverySeconds).
+    if (OwnedChildrenEnded() != reaped_at_ended_) Reap();
     v1::Attempt& a = d.attempt;
     Slot& slot = *slots_[d.slot];
     a.set_config_key(d.lease.config_key());
@@ -386,8 +386,21 @@ class AgentLoop {
     request_sent_ = now;
   }
 
+  // Kills and reaps what escaped (descendants.h); remembers the ended-children count it saw.
+  void Reap() {
+    reaped_at_ended_ = OwnedChildrenEnded();
+    if (int killed = ReapEscaped(); killed > 0) {
+      spdlog::warn("worker: killed {} process(es) that escaped an execution's process group",
+                   killed);
+    }
+  }
+
   void Timers() {
     const double now = clock_->Now();
+    if (now - last_reap_ >= kReapEverySeconds) {
+      last_reap_ = now;
+      Reap();
+    }
     // Every result due (new and re-sent) in as few messages as possible.
     for (const std::string& bytes : PackResults(outbox_.Due(now))) conn_.SendBytes(bytes);
     for (const auto& [hash, asked] : std::map<std::string, double>(spec_asked_)) {
@@ -423,6 +436,8 @@ class AgentLoop {
   double no_work_until_ = 0;
   bool finished_ = false;
   double drain_started_ = -1;
+  double last_reap_ = -1e300;         // Timers(): last ReapEscaped
+  uint64_t reaped_at_ended_ = ~0ull;  // OwnedChildrenEnded() at the last ReapEscaped
 };
 
 }  // namespace

@@ -26,6 +26,8 @@ std::mutex& SpawnMutex() {
   return mu;
 }
 
+std::atomic<uint64_t> g_owned_ended{0};
+
 std::map<pid_t, std::string>& Owned() {  // pid -> tag; guarded by SpawnMutex
   static std::map<pid_t, std::string> owned;
   return owned;
@@ -159,8 +161,10 @@ void RegisterOwned(pid_t pid, const std::string& tag) { Owned()[pid] = tag; }
 
 void ForgetOwned(pid_t pid) {
   std::lock_guard<std::mutex> lock(SpawnMutex());
-  Owned().erase(pid);
+  if (Owned().erase(pid) > 0) g_owned_ended.fetch_add(1);
 }
+
+uint64_t OwnedChildrenEnded() { return g_owned_ended.load(); }
 
 int ReapEscaped() {
   int killed = 0;

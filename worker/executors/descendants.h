@@ -21,6 +21,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 
 namespace fleetsweep {
@@ -30,6 +31,12 @@ bool BecomeSubreaper();
 
 // Kills and reaps re-parented descendants as described above. Returns how many were killed.
 int ReapEscaped();
+
+// How many owned children have been forgotten (reaped) so far. An escaped process is spared only
+// while its owner lives, so a caller that reaps after each execution can skip ReapEscaped() when
+// this count has not moved (a warm session's executions), and reap on a timer for the rest
+// (zombies of escaped processes, ones that cleared their tag).
+uint64_t OwnedChildrenEnded();
 
 // For SpawnChild and the executors that reap their children:
 // A new tag (unique in this process) for a child about to be spawned.
