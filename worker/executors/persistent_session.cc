@@ -1,7 +1,9 @@
 #include "worker/executors/persistent_session.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string_view>
 
 #include "nlohmann/json.hpp"
@@ -16,7 +18,8 @@ using json = nlohmann::json;
 constexpr size_t kTail = ExecExecutor::kTailBytes;
 constexpr size_t kMaxLine = ExecExecutor::kMaxLineBytes;
 
-// A session control line from the benchmark: {"fleetsweep": "ready"|"prepared"|"end", ...}.
+// A session control line from the benchmark: {"fleetsweep": "ready"|"device"|"prepared"|"end",
+// ...}. "device" asks, during prepare, for the device alone (the timing gate) until the end.
 // An end line may carry "status": the exit status one-shot would have ended with (0..255).
 struct Control {
   std::string kind;
@@ -31,7 +34,7 @@ bool ParseControl(std::string_view line, Control* c) {
   auto kind = j.find("fleetsweep");
   if (kind == j.end() || !kind->is_string()) return false;
   const std::string& k = kind->get_ref<const std::string&>();
-  if (k != "ready" && k != "prepared" && k != "end") return false;
+  if (k != "ready" && k != "device" && k != "prepared" && k != "end") return false;
   c->kind = k;
   auto id = j.find("attempt_id");
   c->attempt_id = id != j.end() && id->is_string() ? id->get<std::string>() : "";
@@ -200,7 +203,7 @@ v1::Attempt PersistentSession::Execute(const ExecutionRequest& req, TimingGate* 
   ProtocolState protocol;
   RunOutcome outcome;
   outcome.protocol = &protocol;
-  bool stop = false, prepared = false, ended = false;
+  bool stop = false, prepared = false, ended = false, device_asked = false;
   int end_status = 0;
   OutputStream out(kTail, kMaxLine, [&](std::string_view line) {
     if (ended) {  // read in the same chunk as the end line: belongs to no execution
@@ -211,9 +214,10 @@ v1::Attempt PersistentSession::Execute(const ExecutionRequest& req, TimingGate* 
     if (ParseControl(line, &c)) {
       if (c.attempt_id != req.attempt_id) return;  // a late line of an earlier execution
       prepared = prepared || c.kind == "prepared";
+      device_asked = device_asked || (c.kind == "device" && !prepared && !ended);
       if (c.kind == "end" && !ended) end_status = c.status;
       ended = ended || c.kind == "end";
-      stop = stop || c.kind == "prepared" || c.kind == "end";
+      stop = stop || c.kind == "device" || c.kind == "prepared" || c.kind == "end";
       return;
     }
     protocol.Feed(line);
@@ -227,15 +231,38 @@ v1::Attempt PersistentSession::Execute(const ExecutionRequest& req, TimingGate* 
   using Wake = LiveChild::Wake;
   Wake w = Wake::kExited;
   Clock::time_point deadline = After(timeout);
-  if (child_->WriteLine(RequestLine("prepare", req.attempt_id, &req.params), deadline)) {
-    w = child_->Pump(&out, &err, &stop, deadline, req.cancel_fd);
-  }
+  // The device gate: taken when prepare asks for the device, else before run; held to the end.
+  std::optional<TimingHold> hold;
   double gate_wait = 0, timed = 0;
+  auto take_gate = [&]() {
+    if (!hold) {
+      Clock::time_point g0 = Clock::now();
+      hold.emplace(gate, req.cancel);
+      const double waited = Since(g0);
+      gate_wait += waited;
+      deadline += std::chrono::duration_cast<Clock::duration>(  // waiting is not preparing
+          std::chrono::duration<double>(waited));
+    }
+    return hold->held();
+  };
+  if (child_->WriteLine(RequestLine("prepare", req.attempt_id, &req.params), deadline)) {
+    while (true) {
+      w = child_->Pump(&out, &err, &stop, deadline, req.cancel_fd);
+      if (w != Wake::kStop || !device_asked || prepared || ended) break;
+      device_asked = false;
+      stop = false;
+      if (!take_gate()) {
+        w = Wake::kCancelled;
+        break;
+      }
+      if (!child_->WriteLine(RequestLine("device_granted", req.attempt_id, nullptr), deadline)) {
+        w = Wake::kExited;
+        break;
+      }
+    }
+  }
   if (w == Wake::kStop && prepared && !ended) {
-    Clock::time_point g0 = Clock::now();
-    TimingHold hold(gate, req.cancel);
-    gate_wait = Since(g0);
-    if (!hold.held()) {
+    if (!take_gate()) {
       w = Wake::kCancelled;
     } else {
       stop = false;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -306,6 +307,44 @@ TEST_F(SessionTest, OneDeviceNeverTimesTwoExecutionsAtOnce) {
   for (const auto& [t, d] : events) {
     open += d;
     EXPECT_LE(open, 1) << "two timed sections overlapped";
+  }
+  fs::remove(log);
+}
+
+// Device work in prepare ("device" request) is exclusive too: with two slots on one device, no
+// prepare-time device section overlaps another slot's device section or timed section.
+TEST_F(SessionTest, DeviceWorkInPrepareNeverOverlapsAnotherSlotsTiming) {
+  fs::path log = fs::temp_directory_path() / ("fs-device-" + std::to_string(getpid()) + ".log");
+  fs::remove(log);
+  auto launcher = Make(Section("env: {FAKE_TIMING_LOG: \"" + log.string() + "\"}\n"));
+  TimingGate gate;
+  std::atomic<int> ok{0};
+  auto work = [&](int slot) {
+    auto s = launcher->Open(Request("slow", "x"));
+    for (int i = 0; i < 5; ++i) {
+      ExecutionRequest r = Request("slow", "d" + std::to_string(slot) + "-" + std::to_string(i));
+      r.params["SLEEP_MS"] = Value::FromText("15");
+      r.params["DEVICE_PREP_MS"] = Value::FromText("15");
+      v1::Attempt a = s->Execute(r, &gate);
+      if (a.ok()) ++ok;
+      EXPECT_GE(std::stod(a.info().at("exec.gate_wait_seconds")), 0.0);
+    }
+  };
+  std::thread a(work, 0), b(work, 1);
+  a.join();
+  b.join();
+  EXPECT_EQ(ok.load(), 10);
+  std::ifstream f(log);
+  std::string pid, what;
+  long long ns;
+  std::vector<std::pair<long long, int>> events;
+  while (f >> pid >> what >> ns) events.emplace_back(ns, what == "start" ? 1 : -1);
+  ASSERT_EQ(events.size(), 40u);  // 10 executions x (device section + timed section) x 2
+  std::sort(events.begin(), events.end());
+  int open = 0;
+  for (const auto& [t, d] : events) {
+    open += d;
+    EXPECT_LE(open, 1) << "a device section overlapped another slot's";
   }
   fs::remove(log);
 }

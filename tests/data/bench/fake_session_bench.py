@@ -12,6 +12,8 @@ Per execution, the parameter ACT says what to do:
   refuse       in run: an error line (invalid_argument), then exit 2 (one-shot) or end with
                status 2 (persistent)
   slow         like ok but the run sleeps SLEEP_MS milliseconds (default 30) while "timing"
+With DEVICE_PREP_MS=N (persistent), prepare asks for the device alone ({"fleetsweep":"device"}),
+waits for device_granted and then uses the device for N ms (logged like a timed section).
 For the whole process (environment):
   FAKE_START=die         exit 2 before ready;   FAKE_START=silent: never say ready
   FAKE_IGNORE_EOF=1      ignore stdin closing (keep running until killed)
@@ -101,6 +103,15 @@ def main():
                 emit(type="error", **{"class": "not_implemented", "detail": "cannot prepare"})
                 emit(fleetsweep="end", attempt_id=attempt)
                 continue
+            if params.get("DEVICE_PREP_MS"):
+                emit(fleetsweep="device", attempt_id=attempt)
+                granted = json.loads(sys.stdin.readline() or "{}")
+                if granted.get("fleetsweep") != "device_granted":
+                    sys.stderr.write("fake: expected device_granted, got %r\n" % granted)
+                    return 4
+                log_timing("start")
+                time.sleep(float(params["DEVICE_PREP_MS"]) / 1000.0)
+                log_timing("end")
             pending[attempt] = params
             emit(fleetsweep="prepared", attempt_id=attempt)
         elif req["fleetsweep"] == "run":

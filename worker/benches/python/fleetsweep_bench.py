@@ -29,6 +29,13 @@ The same file serves both modes (docs/executors.md, "Sessions"):
   ``prepare`` (answered by ``prepared``, or by ``end`` when preparation failed) and ``run``
   (answered by the protocol lines and ``end``). End of stdin ends the process with status 0.
 
+Device work in prepare: several slots on one GPU prepare in parallel while one of them times.
+Compiling is harmless to the one that times; launching kernels is not. Call ``fsb.take_device()``
+in ``prepare`` before the first device work (building inputs, a correctness launch, a graph
+capture): it returns once this execution has the device alone, and keeps it through ``run`` to the
+execution's end. Compile before calling it, so that compilation stays parallel. In one-shot mode
+it returns at once (a one-shot process holds the device for its whole life).
+
 Errors: raise ``BenchError(cls, detail)`` (or NotImplementedError / an out-of-memory error) to
 report a failed execution and keep the session; any other exception prints its traceback on
 stderr and ends the process with status 1, so the worker classifies the crash and opens a new
@@ -41,7 +48,10 @@ import os
 import sys
 import traceback
 
-__all__ = ["BenchError", "Emitter", "Params", "parse_value", "serve"]
+__all__ = ["BenchError", "Emitter", "Params", "parse_value", "serve", "take_device"]
+
+# The persistent session's state that take_device() needs (set by _serve_persistent).
+_session = {"out": None, "stdin": None, "attempt": None, "has_device": False}
 
 
 class BenchError(Exception):
@@ -164,6 +174,26 @@ def _params_from_environment(argv):
     return params
 
 
+def take_device():
+    """Blocks until this execution has the device alone (the worker's timing gate); kept until the
+    execution ends. Call it in prepare, after compiling and before launching anything. A no-op in
+    one-shot mode, outside prepare, and when the device is already held."""
+    out, stdin, attempt = _session["out"], _session["stdin"], _session["attempt"]
+    if out is None or attempt is None or _session["has_device"]:
+        return
+    out.control("device", attempt)
+    line = stdin.readline()
+    if not line:
+        os._exit(0)  # the worker closed the session while we waited
+    answer = json.loads(line)
+    if answer.get("fleetsweep") != "device_granted" or answer.get("attempt_id") != attempt:
+        sys.stderr.write("fleetsweep_bench: expected device_granted for %s, got %r\n"
+                         % (attempt, answer))
+        sys.stderr.flush()
+        os._exit(1)
+    _session["has_device"] = True
+
+
 def _serve_one_shot(run, prepare, setup, out, argv):
     params = Params(_params_from_environment(argv))
     ok, ctx = _guarded(out, setup, params) if setup else (True, None)
@@ -182,7 +212,11 @@ def _serve_persistent(run, prepare, setup, out, stdin):
         return 1
     out.control("ready")
     pending = {}  # attempt id -> (params, prepared)
-    for line in stdin:
+    _session.update(out=out, stdin=stdin)
+    while True:
+        line = stdin.readline()
+        if not line:
+            break
         line = line.strip()
         if not line:
             continue
@@ -190,7 +224,9 @@ def _serve_persistent(run, prepare, setup, out, stdin):
         kind, attempt = request.get("fleetsweep"), request.get("attempt_id")
         if kind == "prepare":
             params = Params(request.get("params") or {})
+            _session.update(attempt=attempt, has_device=False)
             ok, prepared = _guarded(out, prepare, ctx, params) if prepare else (True, None)
+            _session["attempt"] = None
             if ok:
                 pending[attempt] = (params, prepared)
                 out.control("prepared", attempt)

@@ -184,7 +184,10 @@ def prepare(ctx, params):
     tiles = moe_algo.effective_tiles(params, honoured)
     shape = tuple(int(_value(params, p)) for p in ("M", "E", "N", "K", "topk"))
     m, e, n, k, topk = shape
-    inp = _inputs(ctx, shape, str(_value(params, "dtype")), int(_value(params, "seed")))
+    key = (shape, str(_value(params, "dtype")), int(_value(params, "seed")))
+    if key not in ctx["inputs"]:
+        fsb.take_device()  # 2.8 GB of weights and a float32 reference: device work
+    inp = _inputs(ctx, *key)
     sorted_ids, expert_ids, em = moe_algo.align_block_size(inp["ids_list"], e, tiles["BLOCK_SIZE_M"])
     p = Prepared()
     p.tiles, p.surface, p.shape, p.inp = tiles, surface, shape, inp
@@ -196,7 +199,7 @@ def prepare(ctx, params):
     p.smem_limit = int(_value(params, "smem_limit"))
     p.smem_estimate = moe_algo.config_smem(tiles)
     try:
-        p.compiled = _pipeline(ctx, p)  # first call compiles both GEMMs
+        p.compiled = _pipeline(ctx, p, compile_only=True)  # in parallel with other slots' timing
         torch.cuda.synchronize()
     except Exception as exc:  # noqa: BLE001 - Triton's OutOfResources names no stable base class
         if "OutOfResources" in type(exc).__name__ or "out of resource" in str(exc).lower():
@@ -208,6 +211,7 @@ def prepare(ctx, params):
         raise fsb.BenchError("not_implemented", "tile set needs %d B of shared memory > limit %d B"
                              " (infeasible at compile time)" % (p.smem_bytes, p.smem_limit))
     p.fingerprint = _fingerprint(p.compiled)
+    fsb.take_device()  # from here on kernels run: alone on the device (docs/executors.md)
     p.err = _check(ctx, p)
     inner = int(_value(params, "inner"))
     p.graph = _capture(ctx, p, inner if inner > 0 else _auto_inner(ctx, p))
@@ -225,8 +229,20 @@ def _auto_inner(ctx, p):
     return max(1, min(10, int(1.0 / max(start.elapsed_time(end), 1e-3)) + 1))
 
 
-def _pipeline(ctx, p):
-    """fused_experts on the prepared buffers; returns the two compiled kernels (first call)."""
+def _compile_or_launch(kern, grid, compile_only, *args, **kwargs):
+    """Launches the kernel, or with compile_only only compiles it for these arguments (Triton's
+    JITFunction.warmup; a launch where this Triton has no warmup). Returns the compiled kernel."""
+    if compile_only and hasattr(kern, "warmup"):
+        try:
+            return kern.warmup(*args, grid=grid, **kwargs)
+        except TypeError:  # an older warmup signature: compile by launching
+            pass
+    return kern[grid](*args, **kwargs)
+
+
+def _pipeline(ctx, p, compile_only=False):
+    """fused_experts on the prepared buffers; returns the two compiled kernels. compile_only:
+    compile both GEMMs without running anything on the device."""
     torch, triton, kern = ctx["torch"], ctx["triton"], ctx["kernel"]
     m, e, n, k, topk = p.shape
     t, inp = p.tiles, p.inp
@@ -235,10 +251,18 @@ def _pipeline(ctx, p):
                   num_warps=t["num_warps"], num_stages=t["num_stages"])
     pid_m = p.em // t["BLOCK_SIZE_M"]
     w1, w2, x = inp["w1"], inp["w2"], inp["x"]
-    k1 = kern[(pid_m * triton.cdiv(2 * n, t["BLOCK_SIZE_N"]),)](
+    k1 = _compile_or_launch(
+        kern, (pid_m * triton.cdiv(2 * n, t["BLOCK_SIZE_N"]),), compile_only,
         x, w1, p.c1, inp["wts"], p.sorted, p.experts, 2 * n, k, p.em, m * topk,
         x.stride(0), x.stride(1), w1.stride(0), w1.stride(1), w1.stride(2), p.c1.stride(0),
         p.c1.stride(1), TOP_K=topk, MUL_WEIGHT=False, **launch)
+    k2 = _compile_or_launch(
+        kern, (pid_m * triton.cdiv(k, t["BLOCK_SIZE_N"]),), compile_only,
+        p.c2, w2, p.c3, inp["wts"], p.sorted, p.experts, k, n, p.em, m * topk,
+        p.c2.stride(0), p.c2.stride(1), w2.stride(0), w2.stride(1), w2.stride(2), p.c3.stride(0),
+        p.c3.stride(1), TOP_K=1, MUL_WEIGHT=True, **launch) if compile_only else None
+    if compile_only:
+        return k1, k2
     ctx["silu"][(m * topk, triton.cdiv(n, 1024))](p.c1, p.c2, n, p.c1.stride(0), p.c2.stride(0),
                                                    BLOCK=1024)
     k2 = kern[(pid_m * triton.cdiv(k, t["BLOCK_SIZE_N"]),)](

@@ -14,3 +14,7 @@ add_test(NAME triton_moe_specs_test
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../../../scripts/triton_moe_specs_test.py)
 set_tests_properties(triton_moe_specs_test PROPERTIES TIMEOUT 120
   ENVIRONMENT "FLEETSWEEP_BIN=${CMAKE_BINARY_DIR}/bin;FLEETSWEEP_SRC=${CMAKE_SOURCE_DIR}")
+# The benchmark authors' helper (fleetsweep_bench.py): both modes and take_device().
+add_test(NAME fleetsweep_bench_py_test
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../python/fleetsweep_bench_test.py)
+set_tests_properties(fleetsweep_bench_py_test PROPERTIES TIMEOUT 60)

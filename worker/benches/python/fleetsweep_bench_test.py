@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Tests of fleetsweep_bench (the benchmark authors' helper), through a real subprocess that
+serves a small benchmark in both modes: the session protocol lines, errors that keep the
+session, and take_device() (the device gate requested from prepare)."""
+import json
+import os
+import subprocess
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+BENCH = r'''
+import sys
+sys.path.insert(0, %r)
+import fleetsweep_bench as fsb
+def prepare(ctx, params):
+    if params.get("FAIL"):
+        raise fsb.BenchError("not_implemented", "no such tile")
+    if params.get("DEVICE"):
+        fsb.take_device()
+        fsb.take_device()  # a second call in the same execution asks nothing
+    return params["X"] * 2
+def run(ctx, prepared, params, out):
+    out.sample("time_ms", float(prepared))
+fsb.serve(run, prepare=prepare)
+''' % HERE
+
+
+def start(persistent):
+    env = dict(os.environ)
+    if persistent:
+        env["FLEETSWEEP_SESSION"] = "persistent"
+    else:
+        env["FLEETSWEEP_PARAMS"] = json.dumps({"X": "3", "DEVICE": "1"})
+    return subprocess.Popen([sys.executable, "-c", BENCH], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True, env=env)
+
+
+class Session:
+    def __init__(self):
+        self.p = start(True)
+        self.expect({"fleetsweep": "ready"})
+
+    def send(self, **req):
+        self.p.stdin.write(json.dumps(req) + "\n")
+        self.p.stdin.flush()
+
+    def read(self):
+        line = self.p.stdout.readline()
+        if not line:
+            raise AssertionError("benchmark closed its stdout")
+        return json.loads(line)
+
+    def expect(self, want):
+        got = self.read()
+        if got != want:
+            raise AssertionError("want %r, got %r" % (want, got))
+
+    def close(self):
+        self.p.stdin.close()
+        return self.p.wait(timeout=30)
+
+
+class PersistentTest(unittest.TestCase):
+    def test_device_is_asked_for_once_and_granted_before_prepared(self):
+        s = Session()
+        s.send(fleetsweep="prepare", attempt_id="a1", params={"X": "4", "DEVICE": "1"})
+        s.expect({"fleetsweep": "device", "attempt_id": "a1"})
+        s.send(fleetsweep="device_granted", attempt_id="a1")
+        s.expect({"fleetsweep": "prepared", "attempt_id": "a1"})
+        s.send(fleetsweep="run", attempt_id="a1")
+        s.expect({"type": "sample", "metric": "time_ms", "value": 8.0})
+        s.expect({"fleetsweep": "end", "attempt_id": "a1"})
+        # The next execution asks again (the gate is held per execution).
+        s.send(fleetsweep="prepare", attempt_id="a2", params={"X": "1", "DEVICE": "1"})
+        s.expect({"fleetsweep": "device", "attempt_id": "a2"})
+        s.send(fleetsweep="device_granted", attempt_id="a2")
+        s.expect({"fleetsweep": "prepared", "attempt_id": "a2"})
+        self.assertEqual(s.close(), 0)
+
+    def test_without_take_device_nothing_is_asked(self):
+        s = Session()
+        s.send(fleetsweep="prepare", attempt_id="b1", params={"X": "2"})
+        s.expect({"fleetsweep": "prepared", "attempt_id": "b1"})
+        self.assertEqual(s.close(), 0)
+
+    def test_a_wrong_answer_ends_the_process(self):
+        s = Session()
+        s.send(fleetsweep="prepare", attempt_id="c1", params={"X": "2", "DEVICE": "1"})
+        s.expect({"fleetsweep": "device", "attempt_id": "c1"})
+        s.send(fleetsweep="run", attempt_id="c1")
+        self.assertEqual(s.p.wait(timeout=30), 1)
+
+    def test_a_failed_prepare_ends_the_execution_and_keeps_the_session(self):
+        s = Session()
+        s.send(fleetsweep="prepare", attempt_id="d1", params={"X": "2", "FAIL": "1"})
+        self.assertEqual(s.read()["type"], "error")
+        s.expect({"fleetsweep": "end", "attempt_id": "d1", "status": 1})
+        s.send(fleetsweep="prepare", attempt_id="d2", params={"X": "2"})
+        s.expect({"fleetsweep": "prepared", "attempt_id": "d2"})
+        self.assertEqual(s.close(), 0)
+
+
+class OneShotTest(unittest.TestCase):
+    def test_take_device_returns_at_once(self):
+        p = start(False)
+        out, _ = p.communicate(timeout=30)
+        self.assertEqual(p.returncode, 0)
+        self.assertEqual([json.loads(l) for l in out.splitlines()],
+                         [{"type": "sample", "metric": "time_ms", "value": 6.0}])
+
+
+if __name__ == "__main__":
+    unittest.main()
