@@ -17,6 +17,9 @@
 // node's effect before the per-configuration medians, CIs, ranking and tests
 // (ConfigResult::raw_primary keeps the uncorrected summary).
 //
+// Computed by IncrementalAggregate (incremental_aggregate.h) fed every attempt in order, which
+// the live audits keep up to date between ticks.
+//
 // Pure function of (spec, config records, attempts): the same inputs give the same output (the
 // bootstraps and permutations are seeded). Reference attempts (node-effect measurements) are not
 // mixed into the configurations' samples. Never fails: problems become warnings or

@@ -19,3 +19,5 @@ fleetsweep_test(dispatch_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/dispatch_test.cc
   LIBS fleetsweep::coordinator fleetsweep::test_support)
 fleetsweep_test(warm_state_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/warm_state_test.cc
   LIBS fleetsweep::coordinator)
+fleetsweep_test(incremental_aggregate_test
+  SOURCES ${CMAKE_CURRENT_LIST_DIR}/incremental_aggregate_test.cc LIBS fleetsweep::coordinator)
