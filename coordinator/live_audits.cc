@@ -1,39 +1,107 @@
 #include "coordinator/live_audits.h"
 
-#include <algorithm>
 #include <cmath>
 #include <map>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "common/metrics/coordinator_metrics.h"
-#include "common/stats/bootstrap.h"
-#include "coordinator/aggregator.h"
+#include "coordinator/incremental_aggregate.h"
+#include "spdlog/spdlog.h"
 
 namespace fleetsweep {
 
-LiveAudits::LiveAudits(const SweepSpec& spec, ResultStore* store, CoordinatorMetrics* metrics,
-                       LiveAuditOptions options)
-    : spec_(spec), store_(store), metrics_(metrics), options_(options) {}
-
-void LiveAudits::Tick(const Scheduler& scheduler, double now) {
+LiveAudits::LiveAudits(const SweepSpec& spec, CoordinatorMetrics* metrics, LiveAuditOptions options,
+                       const std::vector<v1::ConfigRecord>& records,
+                       std::vector<v1::Attempt> attempts)
+    : spec_(spec), metrics_(metrics), options_(options) {
   if (metrics_ == nullptr) return;
-  PublishProgress(scheduler);
-  if (first_ || now - last_slow_ >= options_.slow_every_s) {
-    last_slow_ = now;
-    PublishBest(scheduler);
+  if (static_cast<int64_t>(attempts.size()) <= options_.max_live_attempts) {
+    AggregateOptions o;
+    o.seed = options_.seed;
+    o.resamples = options_.resamples;
+    aggregate_ = std::make_unique<IncrementalAggregate>(spec_, records, o);
+    for (const auto& a : attempts) aggregate_->Add(a);
+    attempts_ = std::move(attempts);
   }
-  if (first_ || now - last_audit_ >= options_.audit_every_s) {
-    last_audit_ = now;
-    PublishAudits();
+  thread_ = std::thread([this] { Run(); });
+}
+
+LiveAudits::~LiveAudits() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void LiveAudits::Hand(LiveBatch batch) {
+  if (metrics_ == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(batch));
+    ++handed_;
+  }
+  wake_.notify_one();
+}
+
+void LiveAudits::Drain() {
+  std::unique_lock<std::mutex> lock(mu_);
+  idle_.wait(lock, [&] { return processed_ == handed_ || stop_; });
+}
+
+int LiveAudits::aggregate_rounds() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return rounds_;
+}
+
+void LiveAudits::Run() {
+  for (;;) {
+    LiveBatch batch;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      wake_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (stop_) break;
+      batch = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    Process(std::move(batch));
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++processed_;
+    }
+    idle_.notify_all();
+  }
+  idle_.notify_all();
+}
+
+void LiveAudits::Process(LiveBatch batch) {
+  PublishProgress(batch.progress);
+  if (aggregate_) {
+    for (auto& a : batch.attempts) {
+      aggregate_->Add(a);
+      attempts_.push_back(std::move(a));
+    }
+    for (const auto& r : batch.records) aggregate_->UpdateRecord(r);
+    if (static_cast<int64_t>(attempts_.size()) > options_.max_live_attempts) {
+      spdlog::info(
+          "live audits: {} attempts (more than {}): node effects, audit verdicts and the "
+          "best configuration are published at the end only",
+          attempts_.size(), options_.max_live_attempts);
+      aggregate_.reset();
+      std::vector<v1::Attempt>().swap(attempts_);
+    }
+  }
+  if (aggregate_ && (first_ || batch.now - last_round_ >= options_.aggregate_every_s)) {
+    last_round_ = batch.now;
+    PublishAggregate();
   }
   first_ = false;
 }
 
-void LiveAudits::PublishProgress(const Scheduler& s) {
+void LiveAudits::PublishProgress(const Progress& p) {
   CoordinatorMetrics* m = metrics_;
-  Progress p = s.GetProgress();
   m->SetConfigStates(p.pending, p.leased, p.done, p.infeasible);
   m->SetConfigsTotal(p.total);
   m->SetWorkersConnected(p.workers);
@@ -45,38 +113,23 @@ void LiveAudits::PublishProgress(const Scheduler& s) {
   last_ = p;
 }
 
-void LiveAudits::PublishBest(const Scheduler& s) {
-  int b = s.BestIndex();
-  if (b >= 0) {
-    const auto& c = s.configs()[b];
-    double med = c.median;
-    auto ci = stats::BootstrapMedianCI(c.primary, 0.95, 1000, 1);
-    metrics_->SetBest(s.spec().primary_metric().name, med, ci.ok() ? ci->low : med,
-                      ci.ok() ? ci->high : med);
+void LiveAudits::PublishAggregate() {
+  SweepResult r = aggregate_->Result(attempts_);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++rounds_;
+  }
+  // Ranked configurations (samples, within bounds) come first.
+  if (!r.configs.empty() && r.configs[0].primary.n > 0 && !r.configs[0].violates_bound) {
+    const MetricSummary& best = r.configs[0].primary;
+    metrics_->SetBest(r.metric, best.median, best.ci_low, best.ci_high);
   }
   std::vector<std::pair<std::string, double>> top;
-  for (const auto& c : s.configs()) {
-    if (!c.primary.empty()) top.emplace_back(c.record.config_key(), c.median);
+  for (const auto& c : r.configs) {
+    if (top.size() >= CoordinatorMetrics::kTopConfigs) break;
+    if (c.primary.n > 0) top.emplace_back(c.key, c.primary.median);
   }
-  const bool minimize = s.spec().primary_metric().goal == Goal::kMinimize;
-  std::sort(top.begin(), top.end(), [&](const auto& x, const auto& y) {
-    return minimize ? x.second < y.second : x.second > y.second;
-  });
-  if (top.size() > CoordinatorMetrics::kTopConfigs) top.resize(CoordinatorMetrics::kTopConfigs);
   metrics_->SetTopConfigs(top);
-}
-
-void LiveAudits::PublishAudits() {
-  auto n = store_->CountAttempts(spec_.name);
-  if (!n.ok() || *n == 0 || *n > options_.max_live_attempts) return;
-  auto records = store_->LoadConfigs(spec_.name);
-  auto attempts = store_->LoadAttempts(spec_.name);
-  if (!records.ok() || !attempts.ok()) return;
-  AggregateOptions live;
-  live.seed = options_.seed;
-  live.resamples = options_.resamples;
-  SweepResult r = Aggregate(spec_, *records, *attempts, live);
-  ++audit_rounds_;
   for (const auto& e : r.node_effects) {
     if (std::isfinite(e.effect)) {
       metrics_->SetNodeEffect(e.node, e.effect, std::isfinite(e.ci_low) ? e.ci_low : e.effect,

@@ -5,6 +5,8 @@
 #include <chrono>
 #include <filesystem>
 #include <random>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "common/metrics/coordinator_metrics.h"
 #include "common/metrics/exposer.h"
@@ -28,6 +30,22 @@ double Now() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
+// The attempts the scheduler counted before serving (a resumed sweep's), read once from the
+// store; none when there are more than `max` or the store cannot be read (then the live audits
+// start from what is counted from now on).
+std::vector<v1::Attempt> CountedBefore(ResultStore* store, const SweepSpec& spec,
+                                       const Scheduler& scheduler, int64_t max) {
+  const auto& counted = scheduler.CountedAttemptIds();
+  if (counted.empty() || static_cast<int64_t>(counted.size()) > max) return {};
+  auto attempts = store->LoadAttempts(spec.name);
+  if (!attempts.ok()) return {};
+  std::vector<v1::Attempt> out;
+  for (auto& a : *attempts) {
+    if (counted.count(a.attempt_id()) > 0) out.push_back(std::move(a));
+  }
+  return out;
+}
+
 }  // namespace
 
 // Declared in the order they must be built; destroyed in reverse (server first, store last).
@@ -40,6 +58,8 @@ struct SweepRunner::State {
   SchedulerOptions scheduler_options;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<CoordinatorServer> server;
+  // Attempts counted since the last tick, for LiveAudits (filled only with metrics on).
+  std::vector<v1::Attempt> live_feed;
 };
 
 RunOutcome JudgeResult(const SweepResult& result, bool finished) {
@@ -107,9 +127,11 @@ RunOutcome SweepRunner::Open() {
     so.epoch = Hex16((uint64_t(rd()) << 32) | rd()).substr(0, 8);
   }
   if (m) {
-    so.on_attempt_counted = [m](const v1::Attempt& a) {
+    std::vector<v1::Attempt>* feed = &st->live_feed;
+    so.on_attempt_counted = [m, feed](const v1::Attempt& a) {
       m->IncAttempts(a.ok(), a.ok() ? "none" : v1::FailureClass_Name(a.failure_class()));
       if (a.ok()) m->IncSamplesStored(a.samples_size());
+      feed->push_back(a);
     };
     so.on_lease_granted = [m](const v1::Lease&) { m->IncLeasesGranted(); };
   }
@@ -142,7 +164,34 @@ RunOutcome SweepRunner::Serve(const std::atomic<bool>& stop) {
   ProgressLine progress(options_.progress, isatty(2) != 0);
   LiveAuditOptions live;
   live.seed = st.scheduler_options.seed;
-  LiveAudits audits(st.spec, st.timed.get(), m, live);
+  // The live audits run on their own thread; a tick hands them the attempts counted since the
+  // last one and the records of those attempts' configurations.
+  std::vector<v1::ConfigRecord> records;
+  std::unordered_map<std::string, size_t> index;
+  if (m) {
+    for (const auto& c : scheduler.configs()) {
+      index[c.record.config_key()] = records.size();
+      records.push_back(c.record);
+    }
+  }
+  LiveAudits audits(st.spec, m, live, records,
+                    m ? CountedBefore(st.timed.get(), st.spec, scheduler, live.max_live_attempts)
+                      : std::vector<v1::Attempt>{});
+  auto hand_over = [&](double now) {
+    if (!m) return;
+    LiveBatch batch;
+    batch.now = now;
+    batch.progress = scheduler.GetProgress();
+    batch.attempts.swap(st.live_feed);
+    std::unordered_set<size_t> touched;
+    for (const auto& a : batch.attempts) {
+      auto it = index.find(a.config_key());
+      if (it != index.end() && touched.insert(it->second).second) {
+        batch.records.push_back(scheduler.configs()[it->second].record);
+      }
+    }
+    audits.Hand(std::move(batch));
+  };
   StoreWatch watch(st.spec, st.timed.get(), options_.store_give_up_seconds);
   const std::string endpoint = st.server->endpoint();
   // Serving stops on a signal (stop) or a store fault found on a tick (halt).
@@ -157,7 +206,7 @@ RunOutcome SweepRunner::Serve(const std::atomic<bool>& stop) {
       halt.store(true);
     }
     progress.Update(scheduler, now, false);
-    audits.Tick(scheduler, now);
+    hand_over(now);
     if (options_.on_tick) options_.on_tick(endpoint);
   });
   progress.Update(scheduler, Now(), true);

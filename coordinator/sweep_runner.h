@@ -7,7 +7,8 @@
 //           on_bound.                               kBadInput (2) or kStartOrIoFailure (3)
 //   Serve   serves workers until the sweep is finished (server.exit_when_done), `stop` is set or
 //           the store fails (StoreWatch); every tick draws the progress line (ProgressLine),
-//           publishes metrics and live audits (LiveAudits) and calls on_tick.
+//           hands the attempts counted since the last tick to the live audits (LiveAudits, on
+//           their own thread, joined before Serve returns) and calls on_tick.
 //                                                   kStartOrIoFailure, kStoreLostData (6) or
 //                                                   kStoreRefusedWrites (7)
 //   Finish  reads the store back (the durable record is the truth), checks it holds every

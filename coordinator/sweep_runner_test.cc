@@ -310,28 +310,54 @@ TEST_F(StoreWatchTest, RefusedWritesPastTheLimitExitSeven) {
 
 // --- LiveAudits ---
 
-TEST(LiveAudits, PublishesProgressBestAndAuditsOnTheirIntervals) {
+// A finished sweep of kSpec: its scheduler, the attempts it counted (through the observer, as the
+// runner feeds LiveAudits) and what the store holds.
+struct FinishedSweep {
+  std::unique_ptr<testing::TempDir> dir;
+  std::unique_ptr<ResultStore> store;
+  SweepSpec spec;
+  std::vector<v1::Attempt> counted;
+  std::unique_ptr<Scheduler> scheduler;
+
+  std::vector<v1::ConfigRecord> Records() const {
+    std::vector<v1::ConfigRecord> out;
+    for (const auto& c : scheduler->configs()) out.push_back(c.record);
+    return out;
+  }
+  LiveBatch Batch(double now, bool with_attempts) const {
+    LiveBatch b;
+    b.now = now;
+    b.progress = scheduler->GetProgress();
+    if (with_attempts) {
+      b.attempts = counted;
+      b.records = Records();
+    }
+    return b;
+  }
+};
+
+void RunFinishedSweep(FinishedSweep* f) {
   auto dir = testing::TempDir::Create();
   ASSERT_TRUE(dir.ok());
-  auto store = FileStore::Open(dir->Join("store"));
+  f->dir = std::make_unique<testing::TempDir>(std::move(dir).value());
+  auto store = FileStore::Open(f->dir->Join("store"));
   ASSERT_TRUE(store.ok());
+  f->store = std::move(store).value();
   auto spec = ParseSpecText(kSpec, "l.yaml");
   ASSERT_TRUE(spec.ok());
+  f->spec = *spec;
   SchedulerOptions so;
   so.epoch = "e1";
-  Scheduler s(*spec, so, store->get());
-  ASSERT_TRUE(s.Init().ok());
+  so.on_attempt_counted = [f](const v1::Attempt& a) { f->counted.push_back(a); };
+  f->scheduler = std::make_unique<Scheduler>(f->spec, so, f->store.get());
+  ASSERT_TRUE(f->scheduler->Init().ok());
   double now = 0;
-  RunAll(s, &now);
-  ASSERT_TRUE(s.Finished());
+  RunAll(*f->scheduler, &now);
+  ASSERT_TRUE(f->scheduler->Finished());
+  ASSERT_EQ(f->counted.size(), 9u);
+}
 
-  auto exposer = metrics_testing::StartLoopback();
-  ASSERT_TRUE(exposer);
-  CoordinatorMetrics m(exposer->registry(), "runner");
-  LiveAudits audits(*spec, store->get(), &m, LiveAuditOptions{});
-  audits.Tick(s, 1000);
-  EXPECT_EQ(audits.audit_rounds(), 1);
-  const std::string t = metrics_testing::Scrape(*exposer);
+void ExpectSweepPublished(const std::string& t) {
   EXPECT_EQ(metrics_testing::Value(t, "fleetsweep_coordinator_configurations",
                                    {{"sweep", "runner"}, {"state", "done"}}),
             3);
@@ -347,25 +373,74 @@ TEST(LiveAudits, PublishesProgressBestAndAuditsOnTheirIntervals) {
                 {{"sweep", "runner"}, {"parameter", "A"}, {"verdict", "not_injected"}}),
             1)
       << t;
-  // Audits aggregate the store every 5 s, not on every tick.
-  audits.Tick(s, 1004);
-  EXPECT_EQ(audits.audit_rounds(), 1);
-  audits.Tick(s, 1005);
-  EXPECT_EQ(audits.audit_rounds(), 2);
+}
+
+TEST(LiveAudits, PublishesProgressBestAndAuditsFromHandedAttemptsOnTheirInterval) {
+  FinishedSweep f;
+  ASSERT_NO_FATAL_FAILURE(RunFinishedSweep(&f));
+  auto exposer = metrics_testing::StartLoopback();
+  ASSERT_TRUE(exposer);
+  CoordinatorMetrics m(exposer->registry(), "runner");
+  // Starts from the pending records, as a fresh sweep does; everything arrives in batches.
+  std::vector<v1::ConfigRecord> pending = f.Records();
+  for (auto& r : pending) r.set_state(v1::CONFIG_STATE_PENDING);
+  LiveAudits audits(f.spec, &m, LiveAuditOptions{}, pending, {});
+  audits.Hand(f.Batch(1000, true));
+  audits.Drain();
+  EXPECT_EQ(audits.aggregate_rounds(), 1);
+  ExpectSweepPublished(metrics_testing::Scrape(*exposer));
+  // The aggregate is published every 2 s of the batches' clock, not on every batch.
+  audits.Hand(f.Batch(1001, false));
+  audits.Drain();
+  EXPECT_EQ(audits.aggregate_rounds(), 1);
+  audits.Hand(f.Batch(1002, false));
+  audits.Drain();
+  EXPECT_EQ(audits.aggregate_rounds(), 2);
+}
+
+TEST(LiveAudits, StartsFromTheAttemptsCountedBeforeServing) {
+  FinishedSweep f;
+  ASSERT_NO_FATAL_FAILURE(RunFinishedSweep(&f));
+  auto exposer = metrics_testing::StartLoopback();
+  ASSERT_TRUE(exposer);
+  CoordinatorMetrics m(exposer->registry(), "runner");
+  auto stored = f.store->LoadAttempts(f.spec.name);
+  ASSERT_TRUE(stored.ok());
+  LiveAudits audits(f.spec, &m, LiveAuditOptions{}, f.Records(), *stored);
+  audits.Hand(f.Batch(0, false));
+  audits.Drain();
+  EXPECT_EQ(audits.aggregate_rounds(), 1);
+  ExpectSweepPublished(metrics_testing::Scrape(*exposer));
+}
+
+TEST(LiveAudits, PastMaxLiveAttemptsPublishesProgressOnly) {
+  FinishedSweep f;
+  ASSERT_NO_FATAL_FAILURE(RunFinishedSweep(&f));
+  auto exposer = metrics_testing::StartLoopback();
+  ASSERT_TRUE(exposer);
+  CoordinatorMetrics m(exposer->registry(), "runner");
+  LiveAuditOptions o;
+  o.max_live_attempts = 8;  // the sweep counted 9
+  LiveAudits audits(f.spec, &m, o, f.Records(), {});
+  audits.Hand(f.Batch(0, true));
+  audits.Drain();
+  EXPECT_EQ(audits.aggregate_rounds(), 0);
+  const std::string t = metrics_testing::Scrape(*exposer);
+  EXPECT_EQ(metrics_testing::Value(t, "fleetsweep_coordinator_configurations",
+                                   {{"sweep", "runner"}, {"state", "done"}}),
+            3);
+  EXPECT_FALSE(metrics_testing::Value(t, "fleetsweep_coordinator_best_value",
+                                      {{"sweep", "runner"}, {"metric", "t"}})
+                   .has_value());
 }
 
 TEST(LiveAudits, WithoutMetricsDoesNothing) {
-  auto dir = testing::TempDir::Create();
-  ASSERT_TRUE(dir.ok());
-  auto store = FileStore::Open(dir->Join("store"));
-  ASSERT_TRUE(store.ok());
   auto spec = ParseSpecText(kSpec, "l.yaml");
   ASSERT_TRUE(spec.ok());
-  Scheduler s(*spec, SchedulerOptions{}, store->get());
-  ASSERT_TRUE(s.Init().ok());
-  LiveAudits audits(*spec, store->get(), nullptr, LiveAuditOptions{});
-  audits.Tick(s, 0);
-  EXPECT_EQ(audits.audit_rounds(), 0);
+  LiveAudits audits(*spec, nullptr, LiveAuditOptions{}, {}, {});
+  audits.Hand(LiveBatch{});
+  audits.Drain();
+  EXPECT_EQ(audits.aggregate_rounds(), 0);
 }
 
 }  // namespace
