@@ -2,14 +2,33 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <string>
+#include <utility>
 
 #include "common/stats/descriptive.h"
 #include "common/stats/distributions.h"
 #include "common/stats/hodges_lehmann.h"
 
 namespace fleetsweep::stats {
+namespace {
+
+// MannWhitneyExactCdf(n, m), computed once per (n, m) for the life of the process: the winner
+// test compares the best configuration with every other one, mostly with the same numbers of
+// executions, and the table costs O(n^2 m^2). At most 49 x 49 sizes (exact only below 50).
+std::shared_ptr<const std::vector<double>> CachedExactCdf(int n, int m) {
+  static std::mutex mu;
+  static std::map<std::pair<int, int>, std::shared_ptr<const std::vector<double>>> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto& slot = cache[{n, m}];
+  if (!slot) slot = std::make_shared<const std::vector<double>>(MannWhitneyExactCdf(n, m));
+  return slot;
+}
+
+}  // namespace
 
 Ranking MidRanks(const std::vector<double>& values) {
   const size_t n = values.size();
@@ -65,7 +84,8 @@ StatusOr<double> MannWhitneyExactP(const std::vector<double>& x, const std::vect
   all.insert(all.end(), y.begin(), y.end());
   if (x.size() >= 50 || y.size() >= 50 || MidRanks(all).tie_term > 0) return asymptotic.p_value;
   const int n = static_cast<int>(x.size()), m = static_cast<int>(y.size());
-  const std::vector<double> cdf = MannWhitneyExactCdf(n, m);
+  const std::shared_ptr<const std::vector<double>> table = CachedExactCdf(n, m);
+  const std::vector<double>& cdf = *table;
   const double u = std::min(asymptotic.u, static_cast<double>(n) * m - asymptotic.u);
   const size_t k = static_cast<size_t>(std::llround(u));
   return std::min(1.0, 2.0 * cdf[std::min(k, cdf.size() - 1)]);

@@ -38,7 +38,8 @@ StatusOr<MannWhitneyResult> MannWhitneyU(const std::vector<double>& x,
 // Two-sided Mann-Whitney p of x against y, exact when there are no ties and both samples hold
 // fewer than 50 values: scipy.stats.mannwhitneyu(x, y, alternative='two-sided', method='exact'),
 // p = min(1, 2 P(U <= min(U1, n m - U1))) from MannWhitneyExactCdf (hodges_lehmann.h). With ties
-// or larger samples: MannWhitneyU's asymptotic p. Same errors as MannWhitneyU.
+// or larger samples: MannWhitneyU's asymptotic p. Same errors as MannWhitneyU. The exact table
+// is computed once per (n, m) and kept for the process's life (thread-safe).
 StatusOr<double> MannWhitneyExactP(const std::vector<double>& x, const std::vector<double>& y);
 
 struct KruskalWallisResult {
