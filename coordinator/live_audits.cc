@@ -1,5 +1,7 @@
 #include "coordinator/live_audits.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <string>
@@ -13,16 +15,17 @@ namespace fleetsweep {
 
 LiveAudits::LiveAudits(const SweepSpec& spec, CoordinatorMetrics* metrics, LiveAuditOptions options,
                        const std::vector<v1::ConfigRecord>& records,
-                       std::vector<v1::Attempt> attempts)
+                       std::optional<std::vector<v1::Attempt>> attempts)
     : spec_(spec), metrics_(metrics), options_(options) {
   if (metrics_ == nullptr) return;
-  if (static_cast<int64_t>(attempts.size()) <= options_.max_live_attempts) {
+  if (attempts && static_cast<int64_t>(attempts->size()) <= options_.max_live_attempts) {
     AggregateOptions o;
     o.seed = options_.seed;
     o.resamples = options_.resamples;
     aggregate_ = std::make_unique<IncrementalAggregate>(spec_, records, o);
-    for (const auto& a : attempts) aggregate_->Add(a);
-    attempts_ = std::move(attempts);
+    for (const auto& a : *attempts) aggregate_->Add(a);
+    attempts_ = std::move(*attempts);
+    aggregating_.store(true);
   }
   thread_ = std::thread([this] { Run(); });
 }
@@ -91,11 +94,15 @@ void LiveAudits::Process(LiveBatch batch) {
           attempts_.size(), options_.max_live_attempts);
       aggregate_.reset();
       std::vector<v1::Attempt>().swap(attempts_);
+      aggregating_.store(false);
     }
   }
-  if (aggregate_ && (first_ || batch.now - last_round_ >= options_.aggregate_every_s)) {
+  const double every = std::max(options_.aggregate_every_s, options_.duty_factor * last_cost_);
+  if (aggregate_ && (first_ || batch.now - last_round_ >= every)) {
     last_round_ = batch.now;
+    const auto t0 = std::chrono::steady_clock::now();
     PublishAggregate();
+    last_cost_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   first_ = false;
 }

@@ -7,9 +7,11 @@
 //   - publishes the progress (configuration states, workers, slots) and the counters that grew
 //     since the last batch (leases expired, retries, duplicate and refused results);
 //   - adds the attempts to an IncrementalAggregate (incremental_aggregate.h);
-// and every `aggregate_every_s` (2 s of the batches' clock; the first batch always) takes its
-// Result, whose per-configuration summaries are recomputed only for configurations with new
-// attempts, and publishes from it:
+// and every `aggregate_every_s` (2 s of the batches' clock; the first batch always), or every
+// `duty_factor` (5) times the last round's cost when that is longer (so that the audit thread
+// stays below about 20% of a core however large the sweep), takes its Result, whose
+// per-configuration summaries are recomputed only for configurations with new attempts, and
+// publishes from it:
 //   - the best configuration (rank 1 of the aggregate: node-corrected median and hierarchical
 //     bootstrap CI) and the top-10 table;
 //   - node effects and audit verdicts (fingerprint injection, inert parameters).
@@ -22,11 +24,13 @@
 // yet taken are dropped). Hand and the accessors may be called from any one thread.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -42,6 +46,7 @@ class IncrementalAggregate;
 
 struct LiveAuditOptions {
   double aggregate_every_s = 2.0;
+  double duty_factor = 5.0;  // a round waits at least this many times the last round's cost
   int64_t max_live_attempts = 200000;
   int resamples = 500;  // a cheaper bootstrap than the final results' 2000
   uint64_t seed = 0;
@@ -58,9 +63,12 @@ struct LiveBatch {
 class LiveAudits {
  public:
   // `records`: every configuration's record; `attempts`: those counted before serving (a
-  // resumed sweep's). With `metrics` null no thread is started and Hand drops everything.
+  // resumed sweep's); nullopt when they are not known (too many, or the store could not be
+  // read): then only the progress is published. With `metrics` null no thread is started and
+  // Hand drops everything.
   LiveAudits(const SweepSpec& spec, CoordinatorMetrics* metrics, LiveAuditOptions options,
-             const std::vector<v1::ConfigRecord>& records, std::vector<v1::Attempt> attempts);
+             const std::vector<v1::ConfigRecord>& records,
+             std::optional<std::vector<v1::Attempt>> attempts);
   ~LiveAudits();
   LiveAudits(const LiveAudits&) = delete;
   LiveAudits& operator=(const LiveAudits&) = delete;
@@ -72,6 +80,8 @@ class LiveAudits {
 
   // How many aggregate rounds have been published.
   int aggregate_rounds() const;
+  // False once the aggregate is dropped (or never started): batches need no attempts then.
+  bool aggregating() const { return aggregating_.load(); }
 
  private:
   void Run();
@@ -88,6 +98,7 @@ class LiveAudits {
   Progress last_;
   bool first_ = true;
   double last_round_ = 0;
+  double last_cost_ = 0;  // wall seconds of the last round
   // Shared, under mu_:
   mutable std::mutex mu_;
   std::condition_variable wake_, idle_;
@@ -95,6 +106,7 @@ class LiveAudits {
   int64_t handed_ = 0, processed_ = 0;
   int rounds_ = 0;
   bool stop_ = false;
+  std::atomic<bool> aggregating_{false};
   std::thread thread_;
 };
 

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <unordered_map>
 #include <unordered_set>
@@ -31,14 +32,15 @@ double Now() {
 }
 
 // The attempts the scheduler counted before serving (a resumed sweep's), read once from the
-// store; none when there are more than `max` or the store cannot be read (then the live audits
-// start from what is counted from now on).
-std::vector<v1::Attempt> CountedBefore(ResultStore* store, const SweepSpec& spec,
-                                       const Scheduler& scheduler, int64_t max) {
+// store; nullopt when there are more than `max` or the store cannot be read (then the live
+// audits publish progress only).
+std::optional<std::vector<v1::Attempt>> CountedBefore(ResultStore* store, const SweepSpec& spec,
+                                                      const Scheduler& scheduler, int64_t max) {
   const auto& counted = scheduler.CountedAttemptIds();
-  if (counted.empty() || static_cast<int64_t>(counted.size()) > max) return {};
+  if (counted.empty()) return std::vector<v1::Attempt>{};
+  if (static_cast<int64_t>(counted.size()) > max) return std::nullopt;
   auto attempts = store->LoadAttempts(spec.name);
-  if (!attempts.ok()) return {};
+  if (!attempts.ok()) return std::nullopt;
   std::vector<v1::Attempt> out;
   for (auto& a : *attempts) {
     if (counted.count(a.attempt_id()) > 0) out.push_back(std::move(a));
@@ -174,15 +176,16 @@ RunOutcome SweepRunner::Serve(const std::atomic<bool>& stop) {
       records.push_back(c.record);
     }
   }
-  LiveAudits audits(st.spec, m, live, records,
-                    m ? CountedBefore(st.timed.get(), st.spec, scheduler, live.max_live_attempts)
-                      : std::vector<v1::Attempt>{});
+  LiveAudits audits(
+      st.spec, m, live, records,
+      m ? CountedBefore(st.timed.get(), st.spec, scheduler, live.max_live_attempts) : std::nullopt);
   auto hand_over = [&](double now) {
     if (!m) return;
     LiveBatch batch;
     batch.now = now;
     batch.progress = scheduler.GetProgress();
-    batch.attempts.swap(st.live_feed);
+    if (audits.aggregating()) batch.attempts.swap(st.live_feed);
+    st.live_feed.clear();
     std::unordered_set<size_t> touched;
     for (const auto& a : batch.attempts) {
       auto it = index.find(a.config_key());

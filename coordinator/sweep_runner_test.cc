@@ -384,7 +384,7 @@ TEST(LiveAudits, PublishesProgressBestAndAuditsFromHandedAttemptsOnTheirInterval
   // Starts from the pending records, as a fresh sweep does; everything arrives in batches.
   std::vector<v1::ConfigRecord> pending = f.Records();
   for (auto& r : pending) r.set_state(v1::CONFIG_STATE_PENDING);
-  LiveAudits audits(f.spec, &m, LiveAuditOptions{}, pending, {});
+  LiveAudits audits(f.spec, &m, LiveAuditOptions{}, pending, std::vector<v1::Attempt>{});
   audits.Hand(f.Batch(1000, true));
   audits.Drain();
   EXPECT_EQ(audits.aggregate_rounds(), 1);
@@ -421,7 +421,31 @@ TEST(LiveAudits, PastMaxLiveAttemptsPublishesProgressOnly) {
   CoordinatorMetrics m(exposer->registry(), "runner");
   LiveAuditOptions o;
   o.max_live_attempts = 8;  // the sweep counted 9
-  LiveAudits audits(f.spec, &m, o, f.Records(), {});
+  LiveAudits audits(f.spec, &m, o, f.Records(), std::vector<v1::Attempt>{});
+  EXPECT_TRUE(audits.aggregating());
+  audits.Hand(f.Batch(0, true));
+  audits.Drain();
+  EXPECT_EQ(audits.aggregate_rounds(), 0);
+  EXPECT_FALSE(audits.aggregating()) << "the runner stops handing attempts over";
+  const std::string t = metrics_testing::Scrape(*exposer);
+  EXPECT_EQ(metrics_testing::Value(t, "fleetsweep_coordinator_configurations",
+                                   {{"sweep", "runner"}, {"state", "done"}}),
+            3);
+  EXPECT_FALSE(metrics_testing::Value(t, "fleetsweep_coordinator_best_value",
+                                      {{"sweep", "runner"}, {"metric", "t"}})
+                   .has_value());
+}
+
+TEST(LiveAudits, UnknownEarlierAttemptsPublishProgressOnly) {
+  FinishedSweep f;
+  ASSERT_NO_FATAL_FAILURE(RunFinishedSweep(&f));
+  auto exposer = metrics_testing::StartLoopback();
+  ASSERT_TRUE(exposer);
+  CoordinatorMetrics m(exposer->registry(), "runner");
+  // A resumed sweep whose earlier attempts could not be read: a best from the new attempts
+  // alone would be wrong, so none is published.
+  LiveAudits audits(f.spec, &m, LiveAuditOptions{}, f.Records(), std::nullopt);
+  EXPECT_FALSE(audits.aggregating());
   audits.Hand(f.Batch(0, true));
   audits.Drain();
   EXPECT_EQ(audits.aggregate_rounds(), 0);
@@ -437,7 +461,7 @@ TEST(LiveAudits, PastMaxLiveAttemptsPublishesProgressOnly) {
 TEST(LiveAudits, WithoutMetricsDoesNothing) {
   auto spec = ParseSpecText(kSpec, "l.yaml");
   ASSERT_TRUE(spec.ok());
-  LiveAudits audits(*spec, nullptr, LiveAuditOptions{}, {}, {});
+  LiveAudits audits(*spec, nullptr, LiveAuditOptions{}, {}, std::nullopt);
   audits.Hand(LiveBatch{});
   audits.Drain();
   EXPECT_EQ(audits.aggregate_rounds(), 0);
