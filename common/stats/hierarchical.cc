@@ -1,5 +1,7 @@
 #include "common/stats/hierarchical.h"
 
+#include <algorithm>
+#include <numeric>
 #include <string>
 
 #include "common/stats/descriptive.h"
@@ -28,18 +30,52 @@ Status CheckExecutions(const std::vector<std::vector<double>>& executions, int r
 StatusOr<std::vector<double>> HierarchicalBootstrapMedians(
     const std::vector<std::vector<double>>& executions, int resamples, uint64_t seed) {
   FS_RETURN_IF_ERROR(CheckExecutions(executions, resamples));
-  Rng rng(seed);
+  // Each sample's position in the sorted pool of all samples: a round counts its draws per
+  // position and finds its middle one(s) by a prefix scan, instead of copying the draw and
+  // selecting in it (the same draws and the same median, several times cheaper).
   const uint32_t k = static_cast<uint32_t>(executions.size());
-  std::vector<double> pooled, medians;
+  std::vector<size_t> offset(k + 1, 0);
+  for (uint32_t e = 0; e < k; ++e) offset[e + 1] = offset[e] + executions[e].size();
+  const size_t total = offset[k];
+  std::vector<uint32_t> order(total);
+  std::iota(order.begin(), order.end(), 0u);
+  std::vector<double> flat;
+  flat.reserve(total);
+  for (const auto& ex : executions) flat.insert(flat.end(), ex.begin(), ex.end());
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return flat[a] < flat[b]; });
+  std::vector<uint32_t> position(total);
+  std::vector<double> sorted(total);
+  for (size_t r = 0; r < total; ++r) {
+    position[order[r]] = static_cast<uint32_t>(r);
+    sorted[r] = flat[order[r]];
+  }
+  // The value at 0-based rank `want` of the round's draw.
+  std::vector<uint32_t> count(total);
+  auto at_rank = [&](size_t want) {
+    size_t cum = 0;
+    for (size_t r = 0; r < total; ++r) {
+      cum += count[r];
+      if (cum > want) return sorted[r];
+    }
+    return sorted[total - 1];
+  };
+  Rng rng(seed);
+  std::vector<double> medians;
   medians.reserve(static_cast<size_t>(resamples));
   for (int b = 0; b < resamples; ++b) {
-    pooled.clear();
+    std::fill(count.begin(), count.end(), 0u);
+    size_t drawn = 0;
     for (uint32_t i = 0; i < k; ++i) {
-      const std::vector<double>& ex = executions[rng.UniformIndex(k)];
-      const uint32_t n = static_cast<uint32_t>(ex.size());
-      for (uint32_t j = 0; j < n; ++j) pooled.push_back(ex[rng.UniformIndex(n)]);
+      const uint32_t e = rng.UniformIndex(k);
+      const uint32_t n = static_cast<uint32_t>(executions[e].size());
+      const uint32_t* pos = position.data() + offset[e];
+      for (uint32_t j = 0; j < n; ++j) ++count[pos[rng.UniformIndex(n)]];
+      drawn += n;
     }
-    medians.push_back(MedianInPlace(&pooled));
+    // As MedianInPlace: the upper middle value; for an even count the mean with the lower one.
+    const size_t mid = drawn / 2;
+    const double upper = at_rank(mid);
+    medians.push_back(drawn % 2 == 1 ? upper : (at_rank(mid - 1) + upper) / 2);
   }
   return medians;
 }

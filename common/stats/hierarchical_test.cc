@@ -10,6 +10,7 @@
 
 #include "common/stats/block_permutation.h"
 #include "common/stats/bootstrap.h"
+#include "common/stats/descriptive.h"
 #include "common/stats/distributions.h"
 #include "common/stats/rng.h"
 #include "common/stats/t_test.h"
@@ -31,6 +32,54 @@ std::vector<std::vector<double>> Executions(Rng* rng, int k, int m, double sd_ex
     for (int j = 0; j < m; ++j) ex.push_back(100 * (1 + shift + sd_sample * Gauss(rng)));
   }
   return out;
+}
+
+// The two-level draw as the header states it: copy every drawn sample, then take the median of
+// the copy (MedianInPlace). The counting implementation must give the same medians exactly.
+std::vector<double> ReferenceMedians(const std::vector<std::vector<double>>& executions,
+                                     int resamples, uint64_t seed) {
+  Rng rng(seed);
+  const uint32_t k = static_cast<uint32_t>(executions.size());
+  std::vector<double> pooled, medians;
+  for (int b = 0; b < resamples; ++b) {
+    pooled.clear();
+    for (uint32_t i = 0; i < k; ++i) {
+      const std::vector<double>& ex = executions[rng.UniformIndex(k)];
+      const uint32_t n = static_cast<uint32_t>(ex.size());
+      for (uint32_t j = 0; j < n; ++j) pooled.push_back(ex[rng.UniformIndex(n)]);
+    }
+    medians.push_back(MedianInPlace(&pooled));
+  }
+  return medians;
+}
+
+TEST(HierarchicalBootstrap, CountingEqualsCopyAndSelect) {
+  Rng rng(99);
+  int even_rounds = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    // Executions of different sizes (odd and even totals), ties from rounding, one value often.
+    const int k = 1 + static_cast<int>(rng.UniformIndex(12));
+    std::vector<std::vector<double>> execs(k);
+    for (auto& ex : execs) {
+      const int n = 1 + static_cast<int>(rng.UniformIndex(7));
+      for (int j = 0; j < n; ++j) {
+        const double x = 10 + 3 * Gauss(&rng);
+        ex.push_back(trial % 3 == 0 ? std::round(x) : x);
+      }
+    }
+    const int resamples = 1 + static_cast<int>(rng.UniformIndex(300));
+    auto got = HierarchicalBootstrapMedians(execs, resamples, trial);
+    ASSERT_TRUE(got.ok());
+    const std::vector<double> want = ReferenceMedians(execs, resamples, trial);
+    ASSERT_EQ(got->size(), want.size());
+    for (size_t b = 0; b < want.size(); ++b) {
+      ASSERT_EQ((*got)[b], want[b]) << "trial " << trial << " round " << b;
+    }
+    size_t total = 0;
+    for (const auto& ex : execs) total += ex.size();
+    if (total % 2 == 0) ++even_rounds;
+  }
+  EXPECT_GT(even_rounds, 5);
 }
 
 TEST(HierarchicalBootstrap, RejectsBadInput) {
