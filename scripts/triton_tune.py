@@ -407,25 +407,55 @@ def flash_attention(fa_bench, runs, args):
     text = fa_algo.export_config_list(chosen)
     open(os.path.join(args.out, "flash_attn_configs.py"), "w").write(text)
     out["export"] = text
-    # The pasted list, autotuned, against the best single config of each shape (same timer).
+    # The pasted list, autotuned, against the best single config of each shape (same timer); the
+    # same for the lists chosen among configs that fit 48 and 32 KiB of shared memory.
+    for name, t in time_autotuned(fa_bench, ctx, shapes, chosen, results).items():
+        out["shapes"][name].update(t)
+    out["limited"] = {}
+    for limit in (48 * 1024, 32 * 1024):
+        smem = {name: {fa_algo.config_key(r["config"]): r["smem"] for r in out["shapes"][name]["rows"]}
+                for name in results}
+        fit = {name: [(c, m) for c, m in rows
+                      if smem[name].get(fa_algo.config_key(c)) is not None
+                      and smem[name][fa_algo.config_key(c)] <= limit]
+               for name, rows in results.items()}
+        chosen_l = fa_algo.best_set(fit)
+        if not chosen_l:
+            continue
+        text = fa_algo.export_config_list(chosen_l, name="configs_smem%dk" % (limit // 1024))
+        open(os.path.join(args.out, "flash_attn_configs_smem%dk.py" % (limit // 1024)), "w").write(text)
+        out["limited"][str(limit)] = {"export": text,
+                                      "shapes": time_autotuned(fa_bench, ctx, shapes, chosen_l, fit)}
+    return out
+
+
+def time_autotuned(fa_bench, ctx, shapes, chosen, results):
+    """Per shape: the chosen list as a @triton.autotune set against the best single config of
+    `results` (same timer, 30 samples of 10 launches). Returns {shape name: figures}."""
+    import torch
+    import triton
     configs = [triton.Config({"BLOCK_M": c["BLOCK_M"], "BLOCK_N": c["BLOCK_N"]}, num_warps=c["num_warps"],
                              num_stages=c["num_stages"]) for c, _ in chosen]
     tuned = fa_bench.make_autotuned(configs)
     single = fa_bench.make_kernel()
+    figures = {}
     for shape in shapes:
         name = fa_algo.shape_name(shape)
+        rows = [r for r in results.get(name, []) if r[1] is not None]
+        if not rows:
+            continue
         inp = fa_bench.inputs(ctx, shape)
-        best_c = min((r for r in results[name] if r[1] is not None), key=lambda r: r[1])[0]
+        best_c = min(rows, key=lambda r: r[1])[0]
         fa_bench.launch(ctx, tuned, inp, shape)  # autotunes on first call
         torch.cuda.synchronize()
         t_auto = tr.median(fa_bench.time_launches(ctx, lambda: fa_bench.launch(ctx, tuned, inp, shape), 30, 3, 10))
         t_best = tr.median(fa_bench.time_launches(ctx, lambda: fa_bench.launch(ctx, single, inp, shape, best_c), 30, 3, 10))
         picked = getattr(tuned, "best_config", None)
-        out["shapes"][name].update(autotuned_ms=t_auto, best_single_ms=t_best, best_single=best_c,
-                                   autotune_picked=str(picked))
-        log("fa %s: autotuned %.4f ms vs best single %.4f ms (ratio %.3f), picked %s"
-            % (name, t_auto, t_best, t_auto / t_best, picked))
-    return out
+        figures[name] = dict(autotuned_ms=t_auto, best_single_ms=t_best, best_single=best_c,
+                             autotune_picked=str(picked), list_size=len(configs))
+        log("fa %s (%d configs): autotuned %.4f ms vs best single %.4f ms (ratio %.3f), picked %s"
+            % (name, len(configs), t_auto, t_best, t_auto / t_best, picked))
+    return figures
 
 
 def write(out_dir, res):
