@@ -4,7 +4,7 @@ workers, benchmark sessions, the coordinator and Redis being killed under it, an
 double-counts no sample, and no process that escaped a benchmark's process group (setsid)
 outlives a worker that exits normally.
 
-400 configurations (VALUE x B) x 5 repetitions of bin/fleetsweep-tiny-bench over 8
+400 configurations (VALUE x B) x 5 repetitions (by default; see Scale below) of bin/fleetsweep-tiny-bench over 8
 fleetsweep-worker processes (1 slot each, own --scratch-root) against fleetsweep-coordinator and a
 real redis-server (appendonly yes, appendfsync always). The executor section asks for persistent
 sessions (docs/executors.md "Sessions"): each slot starts the benchmark once and sends it
@@ -21,7 +21,7 @@ it runs, the driver
 At the start of each run the benchmark appends the attempt id to a ledger in its workdir (one
 write() on an O_APPEND descriptor): one ledger per worker, each worker's own record of what ran.
 At the end it checks
-  * results.json (from the last coordinator's --out) aggregates all 400 configurations, all done;
+  * results.json (from the last coordinator's --out) aggregates all configurations, all done;
   * every configuration is DONE in the store (none stuck leased);
   * attempt ids are unique in the store, and no attempt id was run twice (over all ledgers);
   * every stored ok attempt is in the ledger of the worker (node) that stored it, with exactly one
@@ -41,6 +41,9 @@ At the end it checks
     left whose worker exited on its own (only those of SIGKILLed workers, re-parented to init).
 Prints one line "CHAOS {json}" with the figures. Exit 0 pass, 1 fail, 77 no redis-server.
 Bounded: gives up after FLEETSWEEP_CHAOS_DEADLINE seconds (default 150).
+Scale: FLEETSWEEP_CHAOS_B (default 20) levels of B, i.e. 20 x B configurations x 5 executions;
+FLEETSWEEP_CHAOS_B=200 runs the 20,000-execution sweep of docs/performance.md (give it a
+FLEETSWEEP_CHAOS_DEADLINE of ~900 s on 2 cores); FLEETSWEEP_CHAOS_WORKERS (default 8).
 """
 import collections
 import json
@@ -55,7 +58,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import chaos_lib as cl  # noqa: E402
 
-N_VALUE, N_B, REPS, WORKERS = 20, 20, 5, 8
+N_VALUE, REPS = 20, 5
+N_B = int(os.environ.get("FLEETSWEEP_CHAOS_B", "20"))
+WORKERS = int(os.environ.get("FLEETSWEEP_CHAOS_WORKERS", "8"))
 SLEEP_MS = 20  # inside each run, after the ledger line: the window for mid-run session kills
 DEADLINE = float(os.environ.get("FLEETSWEEP_CHAOS_DEADLINE", "150"))
 SIGNAL_CLASS, LAUNCH_CLASS = 2, 9  # fleetsweep.v1.FailureClass (proto/fleetsweep/v1/data.proto)
