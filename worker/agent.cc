@@ -17,6 +17,7 @@
 #include "worker/agent/give_up.h"
 #include "worker/agent/result_outbox.h"
 #include "worker/agent/slot.h"
+#include "worker/agent/spec_cache.h"
 #include "worker/agent/store_writer.h"
 #include "worker/executors/descendants.h"
 #include "worker/executors/session.h"
@@ -54,37 +55,6 @@ v1::NodeInfo MakeNodeInfo(const AgentOptions& o) {
   return n;
 }
 
-// What the agent knows about one sweep's spec: parsed once when the spec arrives (HelloAck or
-// Spec), kept by spec hash for the agent's life (sessions refer to their launcher).
-struct SpecInfo {
-  std::string error;  // non-empty: the spec cannot be run here
-  std::unique_ptr<Launcher> launcher;
-  double timeout = 600;
-  std::vector<std::string> metrics;  // the spec's declared metrics (bounds metric labels)
-};
-
-SpecInfo LoadSpec(const v1::SpecText& spec) {
-  SpecInfo info;
-  auto parsed = ParseSpecText(spec.spec_yaml(), "<spec of sweep " + spec.sweep() + ">");
-  if (!parsed.ok()) {
-    info.error = parsed.status().message();
-    return info;
-  }
-  std::vector<std::string> restart;
-  for (const ParamSpec& p : parsed->params) {
-    if (p.restart) restart.push_back(p.name);
-  }
-  info.timeout = parsed->timeout_seconds;
-  for (const auto& m : parsed->metrics) info.metrics.push_back(m.name);
-  auto launcher = Launcher::Create(parsed->executor_yaml, restart);
-  if (!launcher.ok()) {
-    info.error = launcher.status().message();
-  } else {
-    info.launcher = std::move(launcher).value();
-  }
-  return info;
-}
-
 // One Run() of the agent: the event loop and its state.
 class AgentLoop {
  public:
@@ -93,6 +63,7 @@ class AgentLoop {
         clock_(clock),
         conn_(ctx, ConnectionOptions{o.coordinator, o.worker_id, o.curve, MakeNodeInfo(o)}, clock),
         observer_(o.metrics, o.node),
+        specs_(kSpecRetrySeconds),
         give_up_(o.give_up_after_seconds, clock->Now()) {
     for (int i = 0; i < o.slots; ++i) {
       slots_.push_back(std::make_unique<Slot>(i, o.devices[i % o.devices.size()], &gates_, &done_));
@@ -128,7 +99,7 @@ class AgentLoop {
     return n;
   }
   bool Idle() const {
-    return BusySlots() == 0 && queued_.empty() && awaiting_spec_.empty() &&
+    return BusySlots() == 0 && queued_.empty() && specs_.waiting() == 0 &&
            (!writer_ || writer_->pending() == 0);
   }
 
@@ -153,7 +124,7 @@ class AgentLoop {
     if (no_work_until_ > now) next = std::min(next, no_work_until_);
     if (drain_started_ >= 0) next = std::min(next, drain_started_ + kDrainOnExitSeconds);
     next = std::min(next, give_up_.Deadline());
-    for (const auto& [hash, asked] : spec_asked_) next = std::min(next, asked + kSpecRetrySeconds);
+    next = std::min(next, specs_.NextAskDue());
     double wait = std::clamp(next - now, 0.0, kStopCheckSeconds);
     if (WantWork() && request_pending_ == 0 && no_work_until_ <= now) wait = 0;
     zmq::pollitem_t items[] = {{static_cast<void*>(conn_.socket()), 0, ZMQ_POLLIN, 0},
@@ -218,44 +189,29 @@ class AgentLoop {
   // cannot run here (they were granted by another coordinator); logged naming both hashes and
   // dropped (their coordinator re-queues them when their deadlines pass).
   void OnSpec(const v1::SpecText& spec, bool answer) {
-    const std::string actual = SpecHash(spec.spec_yaml());
-    if (actual != spec.spec_hash()) {
-      spdlog::error(
-          "worker: spec hash mismatch: the coordinator's spec for sweep {} claims hash "
-          "{} but its text hashes to {}; not used",
-          spec.sweep(), spec.spec_hash(), actual);
+    SpecCache::Added added = specs_.Add(spec);
+    if (!added.ok) {
+      spdlog::error("worker: spec hash mismatch: {}; not used", added.error);
       return;
     }
-    if (!specs_.count(actual)) {
-      auto it = specs_.emplace(actual, LoadSpec(spec)).first;
-      observer_.DeclareSweep(spec.sweep(), it->second.metrics);
-    }
-    std::map<std::string, std::vector<v1::Lease>> waiting;
-    waiting.swap(awaiting_spec_);
-    spec_asked_.clear();
-    for (auto& [hash, leases] : waiting) {
-      if (hash == actual || !answer) {
+    if (added.is_new) observer_.DeclareSweep(spec.sweep(), added.info->metrics);
+    for (auto& [hash, leases] : specs_.TakeWaiting()) {
+      if (hash == added.hash || !answer) {
         for (const v1::Lease& l : leases) Dispatch(l);  // re-waits (and re-asks) if still unknown
         continue;
       }
       spdlog::error(
           "worker: spec hash mismatch: {} lease(s) name spec {}, the coordinator sent "
           "spec {} (sweep {}); the leases are dropped",
-          leases.size(), hash, actual, spec.sweep());
+          leases.size(), hash, added.hash, spec.sweep());
     }
-  }
-
-  // A lease whose spec is not known here waits for it; the first such lease asks for it.
-  void AwaitSpec(const v1::Lease& lease) {
-    awaiting_spec_[lease.spec_hash()].push_back(lease);
-    if (!spec_asked_.count(lease.spec_hash())) AskSpec(lease.spec_hash());
   }
 
   void AskSpec(const std::string& hash) {
     v1::Envelope e;
     e.mutable_spec_request()->set_spec_hash(hash);
     conn_.Send(std::move(e));
-    spec_asked_[hash] = clock_->Now();
+    specs_.Asked(hash, clock_->Now());
   }
 
   // A free slot for the lease: one whose open session serves its key, else one without a
@@ -274,12 +230,12 @@ class AgentLoop {
   }
 
   void Dispatch(const v1::Lease& lease) {
-    auto spec = specs_.find(lease.spec_hash());
-    if (spec == specs_.end()) {
-      AwaitSpec(lease);
+    const SpecInfo* spec = specs_.Find(lease.spec_hash());
+    if (spec == nullptr) {  // waits; the first lease naming the hash asks for the spec
+      if (specs_.Await(lease)) AskSpec(lease.spec_hash());
       return;
     }
-    SpecInfo& info = spec->second;
+    const SpecInfo& info = *spec;
     Config params;
     for (const auto& [k, v] : lease.params()) params[k] = Value::FromText(v);
     Slot* slot = PickSlot(info.launcher.get(), params);
@@ -352,17 +308,11 @@ class AgentLoop {
     outbox_.Add(std::move(r));
   }
 
-  int AwaitingSpec() const {
-    int n = 0;
-    for (const auto& [hash, leases] : awaiting_spec_) n += static_cast<int>(leases.size());
-    return n;
-  }
-
   // Leases this agent can take now: one per free slot plus `prefetch` waiting per slot.
   int Capacity() const {
     const int slots = static_cast<int>(slots_.size());
     return slots * (1 + std::max(0, o_.prefetch)) - BusySlots() - static_cast<int>(queued_.size()) -
-           AwaitingSpec();
+           specs_.waiting();
   }
 
   bool WantWork() const { return conn_.acked() && !finished_ && Capacity() > 0; }
@@ -403,13 +353,11 @@ class AgentLoop {
     }
     // Every result due (new and re-sent) in as few messages as possible.
     for (const std::string& bytes : PackResults(outbox_.Due(now))) conn_.SendBytes(bytes);
-    for (const auto& [hash, asked] : std::map<std::string, double>(spec_asked_)) {
-      if (now - asked >= kSpecRetrySeconds) AskSpec(hash);
-    }
+    for (const std::string& hash : specs_.AsksDue(now)) AskSpec(hash);
     RequestWork();
     conn_.Tick([&](v1::Heartbeat* hb) {
       for (const auto& l : queued_) hb->add_waiting_lease_ids(l.lease_id());
-      for (const auto& [hash, leases] : awaiting_spec_) {
+      for (const auto& [hash, leases] : specs_.waiting_by_hash()) {
         for (const auto& l : leases) hb->add_waiting_lease_ids(l.lease_id());
       }
       observer_.HeartbeatAge(now - conn_.last_heard());
@@ -421,14 +369,12 @@ class AgentLoop {
   Connection conn_;
   WorkerObserver observer_;
   TimingGates gates_;
-  CompletionQueue done_;                   // slots -> loop
-  CompletionQueue stored_;                 // store writer -> loop
-  std::map<std::string, SpecInfo> specs_;  // by spec hash; outlives the slots' sessions
+  CompletionQueue done_;    // slots -> loop
+  CompletionQueue stored_;  // store writer -> loop
+  SpecCache specs_;         // outlives the slots' sessions (they point at its launchers)
   std::vector<std::unique_ptr<Slot>> slots_;
   std::unique_ptr<StoreWriter> writer_;
   std::deque<v1::Lease> queued_;  // leases that arrived while every slot was busy
-  std::map<std::string, std::vector<v1::Lease>> awaiting_spec_;  // by spec hash: not known yet
-  std::map<std::string, double> spec_asked_;  // spec hash -> when a SpecRequest was last sent
   ResultOutbox outbox_;
   GiveUpClock give_up_;  // from the last message heard
   double request_sent_ = 0;

@@ -1,5 +1,5 @@
-// The worker agent's parts in isolation: GiveUpClock, ResultOutbox and Connection with an injected
-// clock and in-process ZeroMQ (no sleeps, no network).
+// The worker agent's parts in isolation: GiveUpClock, ResultOutbox, SpecCache and Connection with
+// an injected clock and in-process ZeroMQ (no sleeps, no network).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,6 +10,7 @@
 #include "worker/agent/connection.h"
 #include "worker/agent/give_up.h"
 #include "worker/agent/result_outbox.h"
+#include "worker/agent/spec_cache.h"
 
 namespace fleetsweep {
 namespace {
@@ -27,6 +28,77 @@ TEST(GiveUpClock, CountsFromTheLastMessageHeard) {
   c.Heard(1015);  // an older time never moves it back
   EXPECT_FALSE(c.Expired(1029));
   EXPECT_TRUE(c.Expired(1030.5)) << "silence after contact never gives up";
+}
+
+const char kSpecYaml[] = R"(sweep: parts
+parameters:
+  X: {values: [1, 2]}
+executor:
+  type: exec
+  command: [/bin/true]
+)";
+
+v1::SpecText SpecOf(const std::string& yaml, const std::string& claimed_hash) {
+  v1::SpecText s;
+  s.set_sweep("parts");
+  s.set_spec_yaml(yaml);
+  s.set_spec_hash(claimed_hash);
+  return s;
+}
+
+v1::Lease LeaseFor(const std::string& id, const std::string& hash) {
+  v1::Lease l;
+  l.set_lease_id(id);
+  l.set_spec_hash(hash);
+  return l;
+}
+
+TEST(SpecCache, AsksOnceForAnUnknownSpecReleasesItsLeasesAndParsesOnce) {
+  SpecCache cache(2.0);
+  const std::string h = SpecHash(kSpecYaml);
+  EXPECT_EQ(cache.Find(h), nullptr);
+  EXPECT_TRUE(cache.Await(LeaseFor("a", h))) << "the first lease naming the hash asks";
+  cache.Asked(h, 100);
+  EXPECT_FALSE(cache.Await(LeaseFor("b", h))) << "an ask is outstanding";
+  EXPECT_EQ(cache.waiting(), 2);
+  EXPECT_TRUE(cache.AsksDue(101.9).empty());
+  EXPECT_EQ(cache.NextAskDue(), 102);
+  EXPECT_EQ(cache.AsksDue(102), std::vector<std::string>{h}) << "unanswered: asked again";
+
+  SpecCache::Added added = cache.Add(SpecOf(kSpecYaml, h));
+  ASSERT_TRUE(added.ok) << added.error;
+  EXPECT_TRUE(added.is_new);
+  ASSERT_NE(added.info, nullptr);
+  EXPECT_TRUE(added.info->error.empty()) << added.info->error;
+  EXPECT_NE(added.info->launcher, nullptr);
+  EXPECT_EQ(cache.Find(h), added.info);
+  auto waiting = cache.TakeWaiting();
+  ASSERT_EQ(waiting.size(), 1u);
+  ASSERT_EQ(waiting[h].size(), 2u);
+  EXPECT_EQ(waiting[h][0].lease_id(), "a");
+  EXPECT_EQ(cache.waiting(), 0);
+  EXPECT_TRUE(std::isinf(cache.NextAskDue())) << "no ask outstanding after the answer";
+
+  SpecCache::Added again = cache.Add(SpecOf(kSpecYaml, h));
+  EXPECT_TRUE(again.ok);
+  EXPECT_FALSE(again.is_new);
+  EXPECT_EQ(again.info, added.info) << "kept, not parsed again (sessions point at its launcher)";
+}
+
+TEST(SpecCache, RefusesATextThatDoesNotHashToItsClaimAndKeepsParseErrors) {
+  SpecCache cache;
+  SpecCache::Added forged = cache.Add(SpecOf(kSpecYaml, "0123456789abcdef"));
+  EXPECT_FALSE(forged.ok);
+  EXPECT_NE(forged.error.find("0123456789abcdef"), std::string::npos) << forged.error;
+  EXPECT_NE(forged.error.find(SpecHash(kSpecYaml)), std::string::npos) << forged.error;
+  EXPECT_EQ(cache.Find(SpecHash(kSpecYaml)), nullptr);
+
+  const std::string bad = "sweep: broken\nparameters: [\n";
+  SpecCache::Added broken = cache.Add(SpecOf(bad, SpecHash(bad)));
+  ASSERT_TRUE(broken.ok) << "kept with its error, so its leases fail instead of waiting";
+  ASSERT_NE(broken.info, nullptr);
+  EXPECT_FALSE(broken.info->error.empty());
+  EXPECT_EQ(broken.info->launcher, nullptr);
 }
 
 v1::Result MakeResult(const std::string& lease_id) {
