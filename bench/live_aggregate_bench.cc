@@ -14,7 +14,7 @@
 // the test suite.
 //
 //   live_aggregate_bench [--configs N] [--executions N] [--samples N] [--dirty N] [--ticks N]
-//                        [--full 0 (skip the two full phases)]
+//                        [--full 0 (skip the two full phases)] [--threads N (the final one)]
 #include <time.h>
 
 #include <algorithm>
@@ -134,13 +134,17 @@ int main(int argc, char** argv) {
     for (int c = 0; c < configs; ++c) attempts.push_back(b.Execution(c));
   }
 
-  std::printf("live_aggregate_bench: %d configs x %d executions x %d samples, %d dirty per tick\n",
-              configs, executions, b.samples, dirty);
-  std::printf("  %-44s %7s %7s\n", "phase", "wall_s", "cpu_s");
   fs::AggregateOptions final_options;
+  final_options.threads = std::max(1, IntFlag(argc, argv, "--threads", 1));
+  std::printf(
+      "live_aggregate_bench: %d configs x %d executions x %d samples, %d dirty per tick, "
+      "final on %d thread(s)\n",
+      configs, executions, b.samples, dirty, final_options.threads);
+  std::printf("  %-44s %7s %7s\n", "phase", "wall_s", "cpu_s");
   fs::SweepResult r;
   fs::AggregateOptions live = final_options;
   live.resamples = 500;
+  live.threads = 1;  // the live audit thread
   if (IntFlag(argc, argv, "--full", 1) != 0) {
     Row("full Aggregate, 2000 resamples (final)",
         Time([&] { r = fs::Aggregate(b.spec, b.records, attempts, final_options); }));

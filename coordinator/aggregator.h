@@ -42,6 +42,8 @@ struct AggregateOptions {
   double effect_alpha = 0.05;  // level of the per-parameter effect test
   int resamples = 2000;        // hierarchical bootstrap rounds (primary metric; 500 for others)
   bool remove_node_effects = true;
+  // Threads for the per-configuration summaries (the result does not depend on it).
+  int threads = 1;
 };
 
 SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>& records,

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <thread>
 
 #include "common/stats/descriptive.h"
 #include "common/stats/hierarchical.h"
@@ -292,11 +293,26 @@ SweepResult IncrementalAggregate::Result(const std::vector<v1::Attempt>& attempt
   std::vector<std::vector<double>> unranked_log_medians;
   unranked_log_medians.reserve(entries_.size());
   out.configs.reserve(entries_.size());
+  std::vector<Entry*> stale;
   for (Entry& e : entries_) {
-    if (e.dirty || divisors_changed) {
-      Refresh(&e, e.dirty, true, ne.applied, ne.divisors);
-      e.dirty = false;
+    if (e.dirty || divisors_changed) stale.push_back(&e);
+  }
+  // Configurations are independent (each has its own seed): any split gives the same result.
+  auto refresh = [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      Refresh(stale[i], stale[i]->dirty, true, ne.applied, ne.divisors);
+      stale[i]->dirty = false;
     }
+  };
+  const size_t threads =
+      std::min(stale.size() / 64 + 1, static_cast<size_t>(std::max(1, options.threads)));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) {
+    pool.emplace_back(refresh, stale.size() * t / threads, stale.size() * (t + 1) / threads);
+  }
+  refresh(0, stale.size() / threads);
+  for (auto& th : pool) th.join();
+  for (Entry& e : entries_) {
     out.configs.push_back(Materialize(e));
     unranked_log_medians.push_back(e.log_medians);
     const ConfigResult& c = out.configs.back();

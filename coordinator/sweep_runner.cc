@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <optional>
 #include <random>
+#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -244,7 +246,10 @@ RunOutcome SweepRunner::Finish() {
                                                                      : ExitCode::kStartOrIoFailure,
                             complete.message());
   }
-  SweepResult result = Aggregate(st.spec, *records, *attempts, st.scheduler_options.seed);
+  AggregateOptions aggregate_options;
+  aggregate_options.seed = st.scheduler_options.seed;
+  aggregate_options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  SweepResult result = Aggregate(st.spec, *records, *attempts, aggregate_options);
   out_ << SummaryTable(result, 10);
   if (!o.out_dir.empty()) {
     Status w = WriteResults(o.out_dir, result);
