@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <future>
 #include <map>
 #include <memory>
@@ -141,21 +142,59 @@ std::string Info(const v1::Attempt& a, const std::string& key) {
   return it == a.info().end() ? "" : it->second;
 }
 
-TEST(AgentTest, RunsLeasesInAWarmSessionAndNamesItsKey) {
-  std::string ep = Endpoint();
-  FakeCoordinator coord(ep);
-  AgentOptions o;
-  o.coordinator = ep;
-  o.slots = 1;
-  o.prefetch = 0;  // asks for free slots only (the prefetch test below covers the other case)
-  o.worker_id = "w-test";
-  std::atomic<bool> stop{false};
-  WorkerAgent agent(o);
-  Status st;
-  std::thread t([&] { st = agent.Run(stop); });
+// An agent serving a FakeCoordinator on an endpoint of its own, on its own thread; `setup` adjusts
+// the options before it starts. Stop() (or the destructor) stops and joins it; Join() waits for
+// it to return by itself.
+class RunningAgent {
+ public:
+  RunningAgent(const std::string& name, const std::function<void(AgentOptions*)>& setup = {})
+      : coord_(Endpoint() + name) {
+    AgentOptions o;
+    o.coordinator = Endpoint() + name;
+    o.worker_id = "w-" + name;
+    if (setup) setup(&o);
+    agent_ = std::make_unique<WorkerAgent>(o);
+    thread_ = std::thread([this] {
+      status_ = agent_->Run(stop_);
+      returned_ = true;
+    });
+  }
+  ~RunningAgent() { Stop(); }
+  Status Stop() {
+    stop_ = true;
+    return Join();
+  }
+  Status Join() {
+    if (thread_.joinable()) thread_.join();
+    return status_;
+  }
+  // The hello, answered by a HelloAck (with the spec unless with_spec is false).
+  ::testing::AssertionResult Connect(const std::string& coordinator_id = "c1",
+                                     bool with_spec = true) {
+    if (!coord_.NextOf(v1::Envelope::kHello)) return ::testing::AssertionFailure() << "no hello";
+    coord_.Ack(coordinator_id, with_spec);
+    return ::testing::AssertionSuccess();
+  }
+  FakeCoordinator& coord() { return coord_; }
+  const WorkerAgent& agent() const { return *agent_; }
+  bool returned() const { return returned_; }
 
-  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
-  coord.Ack("c1");
+ private:
+  FakeCoordinator coord_;
+  std::unique_ptr<WorkerAgent> agent_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> returned_{false};
+  Status status_;
+  std::thread thread_;
+};
+
+TEST(AgentTest, RunsLeasesInAWarmSessionAndNamesItsKey) {
+  RunningAgent w("test", [](AgentOptions* o) {
+    o->slots = 1;
+    o->prefetch = 0;  // asks for free slots only (the prefetch test below covers the other case)
+  });
+  FakeCoordinator& coord = w.coord();
+  ASSERT_TRUE(w.Connect());
   auto req = coord.NextOf(v1::Envelope::kWorkRequest);
   ASSERT_TRUE(req);
   EXPECT_EQ(req->work_request().free_slots(), 1);
@@ -192,25 +231,18 @@ TEST(AgentTest, RunsLeasesInAWarmSessionAndNamesItsKey) {
   ASSERT_TRUE(r3);
   EXPECT_NE(Info(r3->results().results(0).attempt(), "pid"), Info(a1, "pid"));
   EXPECT_EQ(Info(r3->results().results(0).attempt(), "session.position"), "1");
-  stop = true;
-  t.join();
+  Status st = w.Stop();
   EXPECT_TRUE(st.ok()) << st.ToString();
-  EXPECT_EQ(agent.executions(), 3);
+  EXPECT_EQ(w.agent().executions(), 3);
 }
 
 TEST(AgentTest, PrefetchedLeaseWaitsNamedInHeartbeatsAndRunsNext) {
-  std::string ep = Endpoint() + "p";
-  FakeCoordinator coord(ep);
-  AgentOptions o;
-  o.coordinator = ep;
-  o.slots = 1;
-  o.prefetch = 1;
-  o.worker_id = "w-prefetch";
-  std::atomic<bool> stop{false};
-  WorkerAgent agent(o);
-  std::thread t([&] { (void)agent.Run(stop); });
-  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
-  coord.Ack("c1");
+  RunningAgent w("prefetch", [](AgentOptions* o) {
+    o->slots = 1;
+    o->prefetch = 1;
+  });
+  FakeCoordinator& coord = w.coord();
+  ASSERT_TRUE(w.Connect());
   auto req = coord.NextOf(v1::Envelope::kWorkRequest);
   ASSERT_TRUE(req);
   EXPECT_EQ(req->work_request().free_slots(), 2);  // one to run, one to wait
@@ -240,22 +272,14 @@ TEST(AgentTest, PrefetchedLeaseWaitsNamedInHeartbeatsAndRunsNext) {
       << r2->results().results(0).attempt().failure_detail();
   EXPECT_EQ(Info(r2->results().results(0).attempt(), "session.position"), "2");
   coord.ResultAck("P2");
-  stop = true;
-  t.join();
-  EXPECT_EQ(agent.executions(), 2);
+  w.Stop();
+  EXPECT_EQ(w.agent().executions(), 2);
 }
 
 TEST(AgentTest, ServesANewCoordinatorAfterASweepFinished) {
-  std::string ep = Endpoint() + "2";
-  FakeCoordinator coord(ep);
-  AgentOptions o;
-  o.coordinator = ep;
-  o.worker_id = "w-test2";
-  std::atomic<bool> stop{false};
-  WorkerAgent agent(o);
-  std::thread t([&] { (void)agent.Run(stop); });
-  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
-  coord.Ack("c1");
+  RunningAgent w("newcoord");
+  FakeCoordinator& coord = w.coord();
+  ASSERT_TRUE(w.Connect());
   ASSERT_TRUE(coord.NextOf(v1::Envelope::kWorkRequest));
   v1::Envelope done;
   done.mutable_no_work()->set_sweep_finished(true);
@@ -269,8 +293,6 @@ TEST(AgentTest, ServesANewCoordinatorAfterASweepFinished) {
   ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
   coord.Ack("c2");
   EXPECT_TRUE(coord.NextOf(v1::Envelope::kWorkRequest, 5)) << "the worker stayed finished";
-  stop = true;
-  t.join();
 }
 
 // --give-up-after counts from the last message heard: a worker far older than S survives a
@@ -356,22 +378,14 @@ std::vector<int> ZombieChildren() {
 // by the time the result arrives, the grandchild is gone, and no zombie is left, execution after
 // execution.
 TEST(AgentTest, KillsWhatEscapesTheProcessGroupAndLeavesNoZombies) {
-  std::string ep = Endpoint() + "e";
-  FakeCoordinator coord(ep);
   const std::string duration = "1000." + std::to_string(getpid());  // unique: finds the sleep
   const std::string spec = "sweep: agent-escape\nexecutor:\n  type: exec\n  command: [python3, \"" +
                            SourceDir() + "/tests/data/bench/escape_bench.py\", \"" + duration +
                            "\"]\n  timeout: 30\nparameters:\n  N: [1, 2, 3]\n"
                            "metrics:\n  - {name: time_ms, goal: minimize}\n";
-  AgentOptions o;
-  o.coordinator = ep;
-  o.prefetch = 0;
-  o.worker_id = "w-escape";
-  std::atomic<bool> stop{false};
-  WorkerAgent agent(o);
-  std::thread t([&] { (void)agent.Run(stop); });
-  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
-  coord.Ack("c1", /*with_spec=*/false);
+  RunningAgent w("escape", [](AgentOptions* o) { o->prefetch = 0; });
+  FakeCoordinator& coord = w.coord();
+  ASSERT_TRUE(w.Connect("c1", /*with_spec=*/false));
   bool spec_sent = false;
   for (int n = 1; n <= 3; ++n) {
     ASSERT_TRUE(coord.NextOf(v1::Envelope::kWorkRequest));
@@ -400,26 +414,18 @@ TEST(AgentTest, KillsWhatEscapesTheProcessGroupAndLeavesNoZombies) {
     EXPECT_EQ(ZombieChildren(), std::vector<int>{}) << "after execution " << n;
     coord.ResultAck(l.lease_id());
   }
-  stop = true;
-  t.join();
 }
 
 // A lease whose spec the worker does not have: it asks once (however many leases name the
 // spec), caches the parsed spec (the same launcher, so the same warm process serves them all),
 // and never asks again.
 TEST(AgentTest, AsksForAnUnknownSpecOnceAndKeepsItParsed) {
-  std::string ep = Endpoint() + "s";
-  FakeCoordinator coord(ep);
-  AgentOptions o;
-  o.coordinator = ep;
-  o.slots = 1;
-  o.prefetch = 1;
-  o.worker_id = "w-spec";
-  std::atomic<bool> stop{false};
-  WorkerAgent agent(o);
-  std::thread t([&] { (void)agent.Run(stop); });
-  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
-  coord.Ack("c1", /*with_spec=*/false);
+  RunningAgent w("spec", [](AgentOptions* o) {
+    o->slots = 1;
+    o->prefetch = 1;
+  });
+  FakeCoordinator& coord = w.coord();
+  ASSERT_TRUE(w.Connect("c1", /*with_spec=*/false));
   ASSERT_TRUE(coord.NextOf(v1::Envelope::kWorkRequest));
   coord.Leases(
       {FakeCoordinator::MakeLease("S1", "m1", "1"), FakeCoordinator::MakeLease("S2", "m1", "2")});
@@ -448,9 +454,8 @@ TEST(AgentTest, AsksForAnUnknownSpecOnceAndKeepsItParsed) {
   EXPECT_EQ(Info(r3->results().results(0).attempt(), "pid"), pid["S1"]);
   EXPECT_EQ(pid["S2"], pid["S1"]) << "one parsed spec, one launcher, one warm session";
   EXPECT_EQ(coord.Seen(v1::Envelope::kSpecRequest), 1) << "asked once";
-  stop = true;
-  t.join();
-  EXPECT_EQ(agent.executions(), 3);
+  w.Stop();
+  EXPECT_EQ(w.agent().executions(), 3);
 }
 
 // The coordinator answers with a spec of another hash (the lease came from elsewhere): an error
@@ -458,18 +463,12 @@ TEST(AgentTest, AsksForAnUnknownSpecOnceAndKeepsItParsed) {
 TEST(AgentTest, SpecHashMismatchIsAnErrorNamingBothHashes) {
   auto sink = std::make_shared<spdlog::sinks::ringbuffer_sink_mt>(100);
   spdlog::default_logger()->sinks().push_back(sink);
-  std::string ep = Endpoint() + "m";
-  FakeCoordinator coord(ep);
-  AgentOptions o;
-  o.coordinator = ep;
-  o.slots = 1;
-  o.prefetch = 0;
-  o.worker_id = "w-mismatch";
-  std::atomic<bool> stop{false};
-  WorkerAgent agent(o);
-  std::thread t([&] { (void)agent.Run(stop); });
-  ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
-  coord.Ack("c1", /*with_spec=*/false);
+  RunningAgent w("mismatch", [](AgentOptions* o) {
+    o->slots = 1;
+    o->prefetch = 0;
+  });
+  FakeCoordinator& coord = w.coord();
+  ASSERT_TRUE(w.Connect("c1", /*with_spec=*/false));
   ASSERT_TRUE(coord.NextOf(v1::Envelope::kWorkRequest));
   v1::Lease foreign = FakeCoordinator::MakeLease("X1", "m1", "1");
   foreign.set_spec_hash("00000000deadbeef");
@@ -487,10 +486,9 @@ TEST(AgentTest, SpecHashMismatchIsAnErrorNamingBothHashes) {
   auto hb = coord.NextOf(v1::Envelope::kHeartbeat);
   ASSERT_TRUE(hb);
   EXPECT_EQ(hb->heartbeat().waiting_lease_ids_size(), 0);
-  stop = true;
-  t.join();
+  w.Stop();
   spdlog::default_logger()->sinks().pop_back();
-  EXPECT_EQ(agent.executions(), 0);
+  EXPECT_EQ(w.agent().executions(), 0);
   EXPECT_EQ(coord.Seen(v1::Envelope::kResults), 0);
   bool named = false;
   for (const std::string& line : sink->last_formatted()) {
@@ -506,19 +504,8 @@ TEST(AgentTest, SpecHashMismatchIsAnErrorNamingBothHashes) {
 // A coordinator of wire protocol version 1 answers the hello with a version-1 Reject: the worker
 // stops with an error naming both versions instead of saying hello forever.
 TEST(AgentTest, StopsWithAnErrorWhenTheCoordinatorSpeaksAnotherVersion) {
-  std::string ep = Endpoint() + "v";
-  FakeCoordinator coord(ep);
-  AgentOptions o;
-  o.coordinator = ep;
-  o.worker_id = "w-version";
-  std::atomic<bool> stop{false};
-  WorkerAgent agent(o);
-  Status st;
-  std::atomic<bool> returned{false};
-  std::thread t([&] {
-    st = agent.Run(stop);
-    returned = true;
-  });
+  RunningAgent w("version");
+  FakeCoordinator& coord = w.coord();
   ASSERT_TRUE(coord.NextOf(v1::Envelope::kHello));
   v1::Envelope old;
   old.set_protocol_version(1);
@@ -527,8 +514,8 @@ TEST(AgentTest, StopsWithAnErrorWhenTheCoordinatorSpeaksAnotherVersion) {
   std::string bytes;
   ASSERT_TRUE(old.SerializeToString(&bytes));
   coord.SendRaw(bytes);
-  t.join();  // returns by itself: `stop` is never set
-  EXPECT_TRUE(returned);
+  Status st = w.Join();  // returns by itself: `stop` is never set
+  EXPECT_TRUE(w.returned());
   EXPECT_EQ(st.code(), StatusCode::kFailedPrecondition);
   EXPECT_NE(st.message().find("protocol version 1"), std::string::npos) << st.message();
   EXPECT_NE(st.message().find("speaks version 2"), std::string::npos) << st.message();
