@@ -15,11 +15,12 @@
 // node effects are still estimated and removed.
 // The reference configuration runs first on every node and again after a randomly drawn number
 // of leases around ReferencePeriod(), so it is interleaved through the sweep.
+#include "coordinator/dispatch.h"
+
 #include <algorithm>
 #include <tuple>
 
 #include "common/stats/rng.h"
-#include "coordinator/scheduler.h"
 
 namespace fleetsweep {
 namespace {
@@ -36,19 +37,25 @@ bool Matches(const Config& params, const std::map<std::string, std::string>& key
 
 }  // namespace
 
-int Scheduler::ReferencePeriod() const {
-  const int configs = static_cast<int>(configs_.size());
-  return std::max(2, std::min(options_.reference_every, configs));
+Dispatcher::Dispatcher(ConfigTable* table, AdaptiveRepetitions* reps, int reference_every,
+                       uint64_t seed_state)
+    : table_(table), reps_(reps), reference_every_(reference_every), draw_state_(seed_state) {}
+
+void Dispatcher::SetReference(Config reference) {
+  reference_key_ = ConfigHash(reference);
+  reference_ = std::move(reference);
 }
 
-int Scheduler::PickConfig(const std::string& node,
-                          std::vector<std::map<std::string, std::string>>* sessions) {
+int Dispatcher::ReferencePeriod() const {
+  return std::max(2, std::min(reference_every_, table_->size()));
+}
+
+int Dispatcher::PickConfig(const std::string& node, SessionKeys* sessions) {
   std::vector<int> candidates;
-  while (candidates.size() < kWindow && !ready_.empty()) {
-    const int idx = ready_.front();
-    ready_.pop_front();
-    configs_[idx].in_ready = false;
-    if (NeedsWork(configs_[idx])) candidates.push_back(idx);
+  while (candidates.size() < kWindow) {
+    const int idx = table_->PopReady();
+    if (idx < 0) break;
+    if (reps_->NeedsWork(idx)) candidates.push_back(idx);
   }
   if (candidates.empty()) return -1;
   using Score = std::tuple<int, int, int, uint64_t>;
@@ -56,7 +63,7 @@ int Scheduler::PickConfig(const std::string& node,
   size_t best_session = 0;
   Score best_score{};
   for (int idx : candidates) {
-    const ConfigState& c = configs_[idx];
+    const ConfigState& c = table_->at(idx);
     auto on_node = c.node_runs.find(node);
     size_t session = sessions->size();
     for (size_t k = 0; k < sessions->size(); ++k) {
@@ -75,60 +82,35 @@ int Scheduler::PickConfig(const std::string& node,
     }
   }
   for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
-    if (*it == best) continue;
-    configs_[*it].in_ready = true;
-    ready_.push_front(*it);
+    if (*it != best) table_->PushReadyFront(*it);
   }
   if (best_session < sessions->size()) sessions->erase(sessions->begin() + best_session);
   return best;
 }
 
-std::vector<v1::Lease> Scheduler::OnWorkRequest(const std::string& worker_id, int free_slots,
-                                                double now) {
-  v1::WorkRequest request;
-  request.set_free_slots(free_slots);
-  return OnWorkRequest(worker_id, request, now);
+std::optional<Dispatcher::Choice> Dispatcher::Next(const ReferenceSchedule& schedule,
+                                                   const std::string& node, SessionKeys* sessions) {
+  if (reference_ && schedule.due) return Choice{table_->Find(reference_key_), true};
+  const int idx = PickConfig(node, sessions);
+  if (idx < 0) return std::nullopt;
+  return Choice{idx, false};
 }
 
-std::vector<v1::Lease> Scheduler::OnWorkRequest(const std::string& worker_id,
-                                                const v1::WorkRequest& request, double now) {
-  std::vector<v1::Lease> out;
-  now_ = now;
-  auto wit = workers_.find(worker_id);
-  if (wit == workers_.end()) return out;
-  WorkerInfo& w = wit->second;
-  w.last_seen = now;
-  if (Finished()) return out;
-  if (store_failing_) return out;  // nothing would be stored: do not run it
-  std::vector<std::map<std::string, std::string>> sessions;
-  for (const auto& key : request.open_sessions()) {
-    sessions.emplace_back(key.params().begin(), key.params().end());
+void Dispatcher::Granted(const Choice& choice, const std::string& node,
+                         ReferenceSchedule* schedule) {
+  if (choice.reference) {
+    schedule->due = false;
+    schedule->leases_since_reference = 0;
+    const int period = ReferencePeriod();  // next gap drawn in [period/2, 3 period/2]
+    schedule->gap = period / 2 + static_cast<int>(stats::SplitMix64(&draw_state_) %
+                                                  static_cast<uint64_t>(period + 1));
+    return;
   }
-  const std::string node = w.node.node().empty() ? worker_id : w.node.node();
-  int free_slots = request.free_slots();
-  while (free_slots > 0) {
-    if (reference_ && w.reference_due) {
-      auto it = index_by_key_.find(reference_key_);
-      out.push_back(MakeLease(it == index_by_key_.end() ? -1 : it->second, worker_id, true, now));
-      w.reference_due = false;
-      w.leases_since_reference = 0;
-      const int period = ReferencePeriod();  // next gap drawn in [period/2, 3 period/2]
-      w.reference_gap = period / 2 + static_cast<int>(stats::SplitMix64(&draw_state_) %
-                                                      static_cast<uint64_t>(period + 1));
-      --free_slots;
-      continue;
-    }
-    const int idx = PickConfig(node, &sessions);
-    if (idx < 0) break;
-    out.push_back(MakeLease(idx, worker_id, false, now));
-    configs_[idx].node_runs[node]++;
-    --free_slots;
-    if (reference_ && ++w.leases_since_reference >= std::max(1, w.reference_gap)) {
-      w.reference_due = true;
-    }
-    if (NeedsWork(configs_[idx])) MarkReady(idx);
+  table_->at(choice.config).node_runs[node]++;
+  if (reference_ && ++schedule->leases_since_reference >= std::max(1, schedule->gap)) {
+    schedule->due = true;
   }
-  return out;
+  if (reps_->NeedsWork(choice.config)) table_->MarkReady(choice.config);
 }
 
 }  // namespace fleetsweep

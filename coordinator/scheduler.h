@@ -20,6 +20,12 @@
 // coordinator knows none of the previous leases: their results are refused and re-run (their
 // attempts, if the worker already stored them, were replayed by Init()).
 //
+// Parts (docs/design.md "The scheduler's parts"): the Scheduler is the facade the server and the
+// sweep runner call; it wires the ConfigTable (config_table.h), the repetition policy
+// (repetition.h), the search strategy (search.h), the Dispatcher (dispatch.h), the LeaseTable
+// (lease_table.h) and the WorkerRegistry (worker_registry.h), and owns counting, the store writes
+// and the store's health (scheduler_store.cc).
+//
 // Thread-safety: not thread-safe; one thread (the server loop) calls everything.
 #pragma once
 
@@ -38,6 +44,12 @@
 #include "common/space/spec.h"
 #include "common/space/value.h"
 #include "common/store/store.h"
+#include "coordinator/config_table.h"
+#include "coordinator/dispatch.h"
+#include "coordinator/lease_table.h"
+#include "coordinator/repetition.h"
+#include "coordinator/search.h"
+#include "coordinator/worker_registry.h"
 #include "fleetsweep/v1/data.pb.h"
 #include "fleetsweep/v1/wire.pb.h"
 
@@ -61,22 +73,6 @@ struct SchedulerOptions {
   // Observers (optional), called on the scheduler's thread.
   std::function<void(const v1::Attempt&)> on_attempt_counted;
   std::function<void(const v1::Lease&)> on_lease_granted;
-};
-
-// One configuration's live state.
-struct ConfigState {
-  Config params;
-  v1::ConfigRecord record;
-  int ok_attempts = 0;
-  int inflight = 0;
-  std::vector<double> primary;                  // primary-metric samples of counted ok attempts
-  std::vector<std::vector<double>> executions;  // the same samples, one vector per execution
-  double ci_low = 0, ci_high = 0, median = 0;   // cached when executions change (racing)
-  size_t ci_n = 0;                              // executions when the CI was computed
-  bool extended = false;                        // stage 2: runs to repetitions.max
-  std::map<std::string, int> node_runs;         // node -> executions leased there (balance)
-  std::map<int, int> failure_counts;            // FailureClass -> count
-  bool in_ready = false;
 };
 
 struct Progress {
@@ -106,10 +102,10 @@ class Scheduler {
   // leases granted to the worker are bound to it.
   v1::HelloAck OnHello(const std::string& worker_id, const v1::Hello& hello, double now,
                        const std::string& identity = "");
-  bool KnowsWorker(const std::string& worker_id) const { return workers_.count(worker_id) > 0; }
+  bool KnowsWorker(const std::string& worker_id) const { return workers_.Knows(worker_id); }
   // Grants up to `free_slots` leases. Empty when nothing is ready (see NoWorkReply). Assignment
-  // (dispatch.cc) is randomised and balanced: among the next ready configurations, those run
-  // least on this worker's node first, then those matching one of the request's open session
+  // (Dispatcher, dispatch.h) is randomised and balanced: among the next ready configurations, those
+  // run least on this worker's node first, then those matching one of the request's open session
   // keys (session affinity), then the least-run overall, then a seeded random draw. The
   // reference configuration is interleaved through the sweep on every node.
   std::vector<v1::Lease> OnWorkRequest(const std::string& worker_id, const v1::WorkRequest& request,
@@ -156,69 +152,23 @@ class Scheduler {
   // Attempts counted (stored and counted once), for cross-checks against what the store holds.
   const std::unordered_set<std::string>& CountedAttemptIds() const { return counted_; }
   // Leases granted and not yet returned or expired.
-  int64_t OutstandingLeases() const { return static_cast<int64_t>(leases_.size()); }
+  int64_t OutstandingLeases() const { return leases_.outstanding(); }
   Progress GetProgress() const;
-  const std::vector<ConfigState>& configs() const { return configs_; }
+  const std::vector<ConfigState>& configs() const { return configs_.all(); }
   const SweepSpec& spec() const { return spec_; }
   std::vector<std::string> WorkerIds() const;
   // Best configuration so far by primary-metric median (done configs first); -1 when none.
   int BestIndex() const;
 
  private:
-  bool batching_ = false;
-  std::set<int> dirty_configs_;         // PersistConfig calls deferred to EndBatch
-  mutable size_t finished_scan_ = 0;    // configs_[0, finished_scan_) are DONE or INFEASIBLE
-  std::set<std::string> stored_ahead_;  // attempt ids written by StoreAhead, not counted yet
-  struct LeaseInfo {
-    int config = -1;  // -1 for a reference lease of a config outside the space
-    std::string worker_id;
-    double deadline = 0;
-    double lease_seconds = 0;  // the deadline's length; a waiting lease is renewed by this much
-    double granted_at = 0;     // renewals stop (kMaxPrefetchPerSlot + 1) lease lengths after it
-    bool reference = false;
-  };
-  // Who a lease was granted to and for what; kept for every lease this scheduler granted (about
-  // 100 bytes each) so that late and re-sent results are checked against their holder.
-  struct Grant {
-    std::string worker_id;
-    std::string identity;
-    std::string config_key;
-    bool reference = false;
-  };
-  struct WorkerInfo {
-    v1::NodeInfo node;
-    std::string identity;
-    double last_seen = 0;
-    std::set<std::string> leases;
-    int leases_since_reference = 0;
-    int reference_gap = 0;  // leases until the next reference on this node (drawn per period)
-    bool reference_due = true;
-  };
-
-  bool NeedsWork(ConfigState& c);
-  // True when the CI of c's median is within the spec's target (computed at most once per
-  // sample count: see UpdateCi).
-  // search.strategy random / lhs: which expanded configurations the sweep keeps.
-  std::vector<bool> SelectSubset(const std::vector<Config>& all) const;
-  // racing: stops configurations whose CI is clearly worse than the leader's.
-  void Race();
-  void UpdateCi(ConfigState* c);
-  bool CiTight(ConfigState* c);
   void Reevaluate(int index);
-  // repetition.cc: stage-2 extension of the contenders for the lead.
-  int LeaderIndex() const { return leader_; }
-  void UpdateLeader(int index);
-  bool Contends(const ConfigState& a, const ConfigState& b) const;
-  void ExtendContenders(int index);
-  void StageOneFinished();  // one configuration left stage 1 (min executions, or infeasible)
-  void Reopen(int index);
-  // dispatch.cc: randomised balanced choice of the next configuration for a node; -1 if none.
-  int PickConfig(const std::string& node,
-                 std::vector<std::map<std::string, std::string>>* sessions);
-  int ReferencePeriod() const;
-  void MarkReady(int index);
+  // Writes the records the ConfigTable reports changed (PersistConfig each).
+  void PersistChanged();
   v1::Lease MakeLease(int index, const std::string& worker_id, bool reference, double now);
+  // Removes an outstanding lease (from the lease table and its holder) and re-queues its
+  // configuration; no-op when the lease is not outstanding.
   void ExpireLease(const std::string& lease_id, const char* why);
+  // scheduler_store.cc
   Status PersistConfig(int index);
   void CountAttempt(const v1::Attempt& attempt);
   // Records the outcome of a store write (item 7 of issue 15).
@@ -227,28 +177,23 @@ class Scheduler {
   // nullptr when `result` may be counted; else why it is refused.
   const char* RefuseReason(const std::string& worker_id, const std::string& identity,
                            const v1::Result& result) const;
-  std::string NewLeaseId(const std::string& key, bool reference);
 
   const SweepSpec& spec_;
   SchedulerOptions options_;
   ResultStore* store_;
   std::string spec_hash_;
-  std::vector<ConfigState> configs_;
-  std::unordered_map<std::string, int> index_by_key_;
-  std::deque<int> ready_;
-  std::map<std::string, LeaseInfo> leases_;
-  std::unordered_map<std::string, Grant> grants_;
-  std::map<std::string, WorkerInfo> workers_;
+  ConfigTable configs_;
+  AdaptiveRepetitions reps_;
+  std::unique_ptr<SearchStrategy> search_;  // chosen once from spec.search.strategy
+  Dispatcher dispatcher_;
+  LeaseTable leases_;
+  WorkerRegistry workers_;
   std::unordered_set<std::string> counted_;
-  std::optional<Config> reference_;
-  std::string reference_key_;
+  std::set<std::string> stored_ahead_;  // attempt ids written by StoreAhead, not counted yet
   Progress counters_;
-  uint64_t draw_state_ = 0;     // seeded stream for assignment tie-breaks (dispatch.cc)
-  int leader_ = -1;             // best median among configurations with repetitions.min executions
-  int64_t stage1_pending_ = 0;  // configurations still in stage 1 (counted after Init)
-  bool counting_stage1_ = false;      // set at the end of Init's replay
-  bool stage1_complete_now_ = false;  // the last stage 1 just ended (Reevaluate re-runs all)
-  double now_ = 0;                    // the latest `now` passed in
+  double now_ = 0;  // the latest `now` passed in
+  bool batching_ = false;
+  std::set<int> dirty_configs_;  // PersistConfig calls deferred to EndBatch
   bool store_failing_ = false;
   double store_failing_since_ = -1;  // < 0: not known yet (a failure inside Init)
   double next_store_probe_ = 0;

@@ -14,9 +14,16 @@ Status Scheduler::PersistConfig(int index) {
     dirty_configs_.insert(index);  // written by EndBatch, after the batch's attempts
     return Status::Ok();
   }
-  Status s = store_->PutConfigs(spec_.name, {configs_[index].record});
+  Status s = store_->PutConfigs(spec_.name, {configs_.at(index).record});
   NoteStoreWrite(s);
   return s;
+}
+
+void Scheduler::PersistChanged() {
+  for (int index : configs_.TakeChanged()) {
+    Status s = PersistConfig(index);
+    if (!s.ok()) spdlog::warn("store: {}", s.ToString());
+  }
 }
 
 void Scheduler::BeginBatch() { batching_ = true; }
@@ -25,7 +32,7 @@ Status Scheduler::EndBatch() {
   batching_ = false;
   if (dirty_configs_.empty()) return Status::Ok();
   std::vector<v1::ConfigRecord> records;
-  for (int i : dirty_configs_) records.push_back(configs_[i].record);
+  for (int i : dirty_configs_) records.push_back(configs_.at(i).record);
   dirty_configs_.clear();
   Status s = store_->PutConfigs(spec_.name, records);
   NoteStoreWrite(s);
@@ -61,9 +68,9 @@ void Scheduler::NoteStoreWrite(const Status& s) {
 void Scheduler::ProbeStore(double now) {
   if (!store_failing_) return;
   if (store_failing_since_ < 0) store_failing_since_ = now;
-  if (now < next_store_probe_ || configs_.empty()) return;
+  if (now < next_store_probe_ || configs_.size() == 0) return;
   // A real write of an unchanged record: succeeds only when the store takes writes again.
-  NoteStoreWrite(store_->PutConfigs(spec_.name, {configs_.front().record}));
+  NoteStoreWrite(store_->PutConfigs(spec_.name, {configs_.at(0).record}));
 }
 
 double Scheduler::StoreFailingSeconds(double now) const {
