@@ -14,6 +14,7 @@
 #include <string>
 
 #include "common/space/executor_check.h"
+#include "coordinator/results_writer.h"
 #include "coordinator/scheduler.h"
 #include "coordinator/server.h"
 
@@ -24,8 +25,9 @@ struct SweepRunOptions {
   std::string store_url;  // "redis://..." or "file:DIR"
   ServerOptions server;
   SchedulerOptions scheduler;
-  int metrics_port = -1;  // -1 off, 0 pick a free port
-  std::string out_dir;    // write results.json/csv/summary.txt here at the end
+  int metrics_port = -1;   // -1 off, 0 pick a free port
+  std::string out_dir;     // write results.json/csv/summary.txt here at the end
+  ResultsOptions results;  // when results.json is summarised (results_writer.h)
   bool progress = true;
   // A store that refuses writes (disk full, Redis at maxmemory) pauses the sweep; after this
   // long the coordinator gives up with exit code 7.

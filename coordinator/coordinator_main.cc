@@ -37,6 +37,14 @@ int main(int argc, char** argv) {
   app.add_option("--store-give-up", o.store_give_up_seconds,
                  "exit (code 7) when store writes have failed this long (seconds)");
   app.add_option("--out", o.out_dir, "write results.json/csv here when the sweep finishes");
+  app.add_option(
+         "--results-full-limit", o.results.full_limit,
+         "results.json lists every configuration up to this many; above it only the "
+         "--results-top best and those a verdict names (0 = always all; results.csv has all)")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--results-top", o.results.top,
+                 "configurations a summarised results.json lists in full")
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--exit-when-finished", o.server.exit_when_done,
                "exit when the sweep is finished (the worker's flag has the same name)");
   app.add_flag("--exit-when-done", exit_when_done,

@@ -47,6 +47,7 @@ int main(int argc, char** argv) {
   std::string spec;
   auto* run = app.add_subcommand("run", "run a sweep on this machine (embedded store)");
   int workers = 2, slots = 1, metrics_port = -1;
+  fleetsweep::ResultsOptions results;
   std::string out;
   double worker_timeout = 10;
   std::vector<std::string> worker_args;
@@ -55,6 +56,14 @@ int main(int argc, char** argv) {
   run->add_option("--workers", workers, "local worker processes")->check(CLI::Range(1, 512));
   run->add_option("--slots", slots, "slots per worker")->check(CLI::Range(1, 64));
   run->add_option("--out", out, "output directory (store, results, logs)")->required();
+  run->add_option(
+         "--results-full-limit", results.full_limit,
+         "results.json lists every configuration up to this many; above it only the "
+         "--results-top best and those a verdict names (0 = always all; results.csv has all)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--results-top", results.top,
+                  "configurations a summarised results.json lists in full")
+      ->check(CLI::NonNegativeNumber);
   run->add_option("--metrics-port", metrics_port, "coordinator Prometheus port (0 = any)");
   run->add_option("--worker-timeout,--lease-timeout", worker_timeout,
                   "seconds of silence before a worker's leases are reassigned");
@@ -159,6 +168,7 @@ int main(int argc, char** argv) {
   o.scheduler.worker_timeout_seconds = worker_timeout;
   o.metrics_port = metrics_port;
   o.out_dir = out;
+  o.results = results;
   o.check_executor = ExecutorCheckOptions{fleetsweep::SelfDir(), true, ""};
   bool started = false;
   o.on_bound = [&](const std::string& endpoint, int total, bool finished) -> Status {

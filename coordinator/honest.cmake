@@ -21,3 +21,5 @@ fleetsweep_test(warm_state_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/warm_state_tes
   LIBS fleetsweep::coordinator)
 fleetsweep_test(incremental_aggregate_test
   SOURCES ${CMAKE_CURRENT_LIST_DIR}/incremental_aggregate_test.cc LIBS fleetsweep::coordinator)
+fleetsweep_test(results_writer_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/results_writer_test.cc
+  LIBS fleetsweep::coordinator)

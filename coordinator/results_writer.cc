@@ -1,9 +1,11 @@
 #include "coordinator/results_writer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "common/store/execution_count.h"
@@ -170,9 +172,69 @@ nlohmann::json WarmStateJson(const SweepResult& r) {
           {"note", w.note}};
 }
 
+nlohmann::json ConfigJson(const ConfigResult& c, size_t rank) {
+  nlohmann::json cj;
+  cj["rank"] = rank;
+  cj["key"] = c.key;
+  cj["params"] = c.params;
+  cj["status"] = Name(c.status);
+  cj["n"] = c.primary.n;
+  cj["samples"] = c.primary.samples;
+  cj["median"] = c.primary.median;
+  cj["mad"] = c.primary.mad;
+  cj["ci_low"] = c.primary.ci_low;
+  cj["ci_high"] = c.primary.ci_high;
+  cj["attempts"] = c.attempts;
+  cj["ok_attempts"] = c.ok_attempts;
+  cj["failed_attempts"] = c.failed_attempts;
+  cj["fingerprints"] = c.fingerprints;
+  cj["nodes"] = c.nodes;
+  nlohmann::json metrics = nlohmann::json::object();
+  for (const auto& [name, m] : c.metrics) metrics[name] = SummaryJson(m);
+  cj["metrics"] = metrics;
+  if (!c.failure_class.empty()) {
+    cj["failure"] = {{"class", c.failure_class},
+                     {"detail", c.failure_detail},
+                     {"by_class", c.failures_by_class}};
+  }
+  if (c.violates_bound) {
+    cj["violates_bound"] = true;
+    cj["bound_violations"] = c.bound_violations;
+  }
+  cj["raw"] = SummaryJson(c.raw_primary);
+  cj["p_vs_best"] = Num(c.p_vs_best);
+  cj["log_diff_vs_best"] = Num(c.log_diff_vs_best);
+  return cj;
+}
+
+// Which configurations (indices, rank order) results.json lists: all of them, or above
+// options.full_limit the top options.top plus every one the winner, tied set or winner test names.
+std::vector<size_t> ListedConfigs(const SweepResult& r, const ResultsOptions& options) {
+  const size_t total = r.configs.size();
+  const bool summarise = options.full_limit > 0 && total > static_cast<size_t>(options.full_limit);
+  const size_t top =
+      summarise ? std::min(total, static_cast<size_t>(std::max<int64_t>(0, options.top))) : total;
+  std::vector<bool> named(total, false);
+  if (summarise) {
+    if (r.winner >= 0) named[r.winner] = true;
+    for (int i : r.tied) named[i] = true;
+    const std::set<std::string> keys = {r.winner_test.best_key, r.winner_test.runner_up_key,
+                                        r.winner_test.weakest_key};
+    for (size_t i = top; i < total; ++i) {
+      if (!r.configs[i].key.empty() && keys.count(r.configs[i].key)) named[i] = true;
+    }
+  }
+  std::vector<size_t> listed;
+  listed.reserve(top);
+  for (size_t i = 0; i < total; ++i) {
+    if (i < top || named[i]) listed.push_back(i);
+  }
+  return listed;
+}
+
 }  // namespace
 
-nlohmann::json ResultsToJson(const SweepResult& r) {
+nlohmann::json ResultsToJson(const SweepResult& r, const ResultsOptions& options) {
   nlohmann::json j;
   j["sweep"] = r.sweep;
   j["valid"] = r.valid;
@@ -183,43 +245,21 @@ nlohmann::json ResultsToJson(const SweepResult& r) {
                   {"infeasible", r.infeasible},         {"unfinished", r.unfinished},
                   {"attempts", r.total_attempts},       {"failed_attempts", r.failed_attempts},
                   {"samples", r.total_samples}};
+  const std::vector<size_t> listed = ListedConfigs(r, options);
   nlohmann::json configs = nlohmann::json::array();
-  for (size_t i = 0; i < r.configs.size(); ++i) {
-    const ConfigResult& c = r.configs[i];
-    nlohmann::json cj;
-    cj["rank"] = i + 1;
-    cj["key"] = c.key;
-    cj["params"] = c.params;
-    cj["status"] = Name(c.status);
-    cj["n"] = c.primary.n;
-    cj["samples"] = c.primary.samples;
-    cj["median"] = c.primary.median;
-    cj["mad"] = c.primary.mad;
-    cj["ci_low"] = c.primary.ci_low;
-    cj["ci_high"] = c.primary.ci_high;
-    cj["attempts"] = c.attempts;
-    cj["ok_attempts"] = c.ok_attempts;
-    cj["failed_attempts"] = c.failed_attempts;
-    cj["fingerprints"] = c.fingerprints;
-    cj["nodes"] = c.nodes;
-    nlohmann::json metrics = nlohmann::json::object();
-    for (const auto& [name, m] : c.metrics) metrics[name] = SummaryJson(m);
-    cj["metrics"] = metrics;
-    if (!c.failure_class.empty()) {
-      cj["failure"] = {{"class", c.failure_class},
-                       {"detail", c.failure_detail},
-                       {"by_class", c.failures_by_class}};
-    }
-    if (c.violates_bound) {
-      cj["violates_bound"] = true;
-      cj["bound_violations"] = c.bound_violations;
-    }
-    cj["raw"] = SummaryJson(c.raw_primary);
-    cj["p_vs_best"] = Num(c.p_vs_best);
-    cj["log_diff_vs_best"] = Num(c.log_diff_vs_best);
-    configs.push_back(cj);
-  }
+  for (size_t i : listed) configs.push_back(ConfigJson(r.configs[i], i + 1));
   j["configurations"] = configs;
+  if (listed.size() < r.configs.size()) {
+    j["configurations_truncated"] = {
+        {"total", r.configs.size()},
+        {"listed", listed.size()},
+        {"top", std::min<int64_t>(options.top, static_cast<int64_t>(r.configs.size()))},
+        {"full_limit", options.full_limit},
+        {"rule",
+         "more configurations than full_limit: the top `top` by rank are listed, plus every "
+         "configuration the winner, the tied set or the winner test names"},
+        {"all_in", "results.csv"}};
+  }
   if (r.winner >= 0) {
     j["winner"] = {{"key", r.configs[r.winner].key}, {"params", r.configs[r.winner].params}};
   } else {
@@ -405,8 +445,9 @@ Status WriteFileAtomically(const std::string& path, const std::string& content) 
   return Status::Ok();
 }
 
-Status WriteResults(const std::string& dir, const SweepResult& r) {
-  FS_RETURN_IF_ERROR(WriteFileAtomically(dir + "/results.json", ResultsToJson(r).dump(2) + "\n"));
+Status WriteResults(const std::string& dir, const SweepResult& r, const ResultsOptions& options) {
+  FS_RETURN_IF_ERROR(
+      WriteFileAtomically(dir + "/results.json", ResultsToJson(r, options).dump(2) + "\n"));
   FS_RETURN_IF_ERROR(WriteFileAtomically(dir + "/results.csv", ResultsToCsv(r)));
   return WriteFileAtomically(dir + "/summary.txt", SummaryTable(r, 20));
 }

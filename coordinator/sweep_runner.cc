@@ -252,7 +252,7 @@ RunOutcome SweepRunner::Finish() {
   SweepResult result = Aggregate(st.spec, *records, *attempts, aggregate_options);
   out_ << SummaryTable(result, 10);
   if (!o.out_dir.empty()) {
-    Status w = WriteResults(o.out_dir, result);
+    Status w = WriteResults(o.out_dir, result, o.results);
     if (!w.ok()) return RunOutcome::Fail(ExitCode::kStartOrIoFailure, w.message());
     out_ << "results: " << o.out_dir << "/results.json, " << o.out_dir << "/results.csv\n";
     ReportOptions report_options;

@@ -185,6 +185,15 @@ ReportData BuildReportData(const nlohmann::json& r) {
     rc.tied = tied.count(rc.key) > 0;
     d.configs.push_back(std::move(rc));
   }
+  d.total_configs = static_cast<int64_t>(d.configs.size());
+  if (r.contains("configurations_truncated") && r["configurations_truncated"].is_object()) {
+    const json& t = r["configurations_truncated"];
+    const int64_t total = static_cast<int64_t>(Num(t, "total", 0));
+    if (total > d.total_configs) {
+      d.total_configs = total;
+      d.truncated = true;
+    }
+  }
   d.param_names.assign(names.begin(), names.end());
   // A value no parameter can print (\x01 then "absent"), for configurations without the parameter.
   const std::string absent = std::string(1, '\x01') + "absent";

@@ -5,6 +5,7 @@
 // Pure functions of the JSON; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -50,7 +51,11 @@ struct ReportData {
   std::string sweep, metric, goal;
   bool lower_is_better = true;
   std::vector<RankedConfig> configs;  // results.json order (ranked)
-  std::vector<ParamEffect> effects;   // largest effect first
+  // Configurations in the sweep: configs.size(), or more when results.json is summarised
+  // ("configurations_truncated": configs then holds the best ones, results.csv all of them).
+  int64_t total_configs = 0;
+  bool truncated = false;
+  std::vector<ParamEffect> effects;  // largest effect first
   std::vector<std::string> param_names;
   std::map<std::string, std::string> constant_params;  // one value in every configuration
   std::optional<bool> valid;  // results.json "valid" (or audit.valid) when present

@@ -1,4 +1,5 @@
 // RenderReportHtml: the sections of the page. Data comes from report_data.h, charts from svg.h.
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -190,9 +191,16 @@ void Table(const report::ReportData& d, const ReportOptions& opt, std::ostringst
       << c.fingerprints << "</td></tr>";
   }
   o << "</table>";
-  if (static_cast<int>(d.configs.size()) > opt.max_ranked_rows) {
-    o << "<p class=\"muted\">" << d.configs.size() - opt.max_ranked_rows
+  const int64_t shown_rows = std::min<int64_t>(opt.max_ranked_rows, d.configs.size());
+  if (d.total_configs > shown_rows) {
+    o << "<p class=\"muted\">" << d.total_configs - shown_rows
       << " more configurations in results.csv.</p>";
+  }
+  if (d.truncated) {
+    o << "<p class=\"muted\">results.json is summarised: it lists " << d.configs.size() << " of "
+      << d.total_configs
+      << " configurations (the best ones and those a verdict names); the charts, heatmaps and "
+         "effects on this page use those, results.csv holds every configuration.</p>";
   }
   o << "</section>\n";
 }

@@ -213,6 +213,7 @@ void OtherSection(const json& r, std::ostringstream& o) {
                                                "goal",
                                                "summary",
                                                "configurations",
+                                               "configurations_truncated",
                                                "winner",
                                                "tied",
                                                "warnings",

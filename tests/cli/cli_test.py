@@ -191,6 +191,40 @@ def check_counts(fs, coord, tmp):
           f"coordinator --exit-when-done: rc {rc}\n{cerr}")
     check(counts_in(cout, r"unfinished\); " + EXECUTIONS, "the resumed summary") == written,
           f"the resumed coordinator counts the same executions:\n{cout}")
+    check_summarised(coord, spec, out_dir, results, tmp)
+
+
+def check_summarised(coord, spec, out_dir, results, tmp):
+    """A coordinator resumed over the finished store with --results-full-limit below the sweep's
+    size writes a summarised results.json (the best --results-top and the verdict's
+    configurations, configurations_truncated), a results.csv of every configuration, and a report
+    that points at results.csv for the rest."""
+    total = results["summary"]["configurations"]
+    check(total > 3, f"report-demo has more than 3 configurations: {total}")
+    small = os.path.join(tmp, "summarised")
+    rc, cout, cerr = run(coord, "--spec", spec, "--store", "file:" + os.path.join(out_dir, "store"),
+                         "--insecure", "--bind", "tcp://127.0.0.1:0", "--exit-when-finished",
+                         "--no-progress", "--out", small, "--results-full-limit", "3",
+                         "--results-top", "2", timeout=60)
+    check(rc == 0, f"coordinator --results-full-limit 3: rc {rc}\n{cerr}")
+    with open(os.path.join(small, "results.json")) as f:
+        summarised = json.load(f)
+    cut = summarised.get("configurations_truncated")
+    named = {c["key"] for c in ([summarised["winner"]] if summarised["winner"] else [])}
+    named |= {c["key"] for c in summarised["tied"]}
+    listed = {c["key"] for c in summarised["configurations"]}
+    check(cut is not None and cut["total"] == total and cut["all_in"] == "results.csv" and
+          cut["listed"] == len(listed) < total and named <= listed,
+          f"summarised results.json: {cut}, listed {sorted(listed)}, named {sorted(named)}")
+    top2 = [c["key"] for c in results["configurations"][:2]]
+    check(set(top2) <= listed and summarised["summary"] == results["summary"],
+          f"the top 2 {top2} are listed and the summary is the full one")
+    with open(os.path.join(small, "results.csv")) as f:
+        rows = f.read().splitlines()[1:]
+    check(len(rows) == total, f"results.csv holds all {total} configurations: {len(rows)}")
+    with open(os.path.join(small, "report.html")) as f:
+        page = f.read()
+    check("results.json is summarised" in page, "report.html says results.json is summarised")
 
 
 if __name__ == "__main__":
