@@ -94,5 +94,6 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   // Workers run elsewhere: the section is checked, its programs are not looked for here.
   o.check_executor = ExecutorCheckOptions{"", false, ""};
+  o.free_at_exit = false;  // main returns right after RunSweep
   return RunSweep(o, g_stop);
 }

@@ -169,6 +169,7 @@ int main(int argc, char** argv) {
   o.metrics_port = metrics_port;
   o.out_dir = out;
   o.results = results;
+  o.free_at_exit = false;  // main returns right after RunSweep
   o.check_executor = ExecutorCheckOptions{fleetsweep::SelfDir(), true, ""};
   bool started = false;
   o.on_bound = [&](const std::string& endpoint, int total, bool finished) -> Status {
@@ -181,9 +182,16 @@ int main(int argc, char** argv) {
     return local.StartAll(endpoint);
   };
   o.on_tick = [&](const std::string&) {
-    if (started) local.Supervise(true);
+    // Interrupted: the workers stop now (SIGTERM cancels their executions), not after the
+    // results are written, and are not restarted.
+    if (g_stop.load()) {
+      local.TermAll();
+    } else if (started) {
+      local.Supervise(true);
+    }
   };
   int rc = RunSweep(o, g_stop);
-  local.StopAll(5.0);
+  // A finished sweep's workers exit by themselves (grace); an interrupted one's were sent SIGTERM.
+  local.StopAll(g_stop.load() ? 0.0 : 5.0);
   return rc;
 }

@@ -88,6 +88,12 @@ void LocalWorkers::Supervise(bool restart) {
   }
 }
 
+void LocalWorkers::TermAll() {
+  for (auto p : pids_) {
+    if (p > 0) kill(p, SIGTERM);
+  }
+}
+
 void LocalWorkers::StopAll(double grace) {
   auto alive = [&] {
     int n = 0;

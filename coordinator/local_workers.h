@@ -38,6 +38,9 @@ class LocalWorkers {
   Status StartAll(const std::string& endpoint);
   // Reaps exited workers and restarts them while `restart` is true.
   void Supervise(bool restart);
+  // SIGTERM to every worker still running (their normal shutdown, which cancels their
+  // executions); does not wait. For an interrupted sweep: StopAll(0) then reaps them.
+  void TermAll();
   // Waits up to `grace_seconds` for the workers to exit, then SIGTERM, then SIGKILL.
   void StopAll(double grace_seconds);
   int restarts() const { return restarts_; }

@@ -8,6 +8,7 @@
 #include <optional>
 #include <random>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -82,7 +83,10 @@ RunOutcome JudgeResult(const SweepResult& result, bool finished) {
 SweepRunner::SweepRunner(SweepRunOptions options, std::ostream& out)
     : options_(std::move(options)), out_(out) {}
 
-SweepRunner::~SweepRunner() = default;
+SweepRunner::~SweepRunner() {
+  // Intentionally leaked (options_.free_at_exit false): the process is about to exit.
+  if (state_ && !options_.free_at_exit) (void)state_->scheduler.release();
+}
 
 std::string SweepRunner::endpoint() const {
   return state_ && state_->server ? state_->server->endpoint() : "";
@@ -264,7 +268,12 @@ RunOutcome SweepRunner::Finish() {
       spdlog::warn("report: {}", rep.message());
     }
   }
-  return JudgeResult(result, st.scheduler->Finished());
+  RunOutcome outcome = JudgeResult(result, st.scheduler->Finished());
+  if (!o.free_at_exit) {  // intentionally leaked: the process is about to exit
+    new std::tuple<decltype(records), decltype(attempts), SweepResult>(
+        std::move(records), std::move(attempts), std::move(result));
+  }
+  return outcome;
 }
 
 }  // namespace fleetsweep
