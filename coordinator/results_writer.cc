@@ -208,7 +208,8 @@ nlohmann::json ConfigJson(const ConfigResult& c, size_t rank) {
 }
 
 // Which configurations (indices, rank order) results.json lists: all of them, or above
-// options.full_limit the top options.top plus every one the winner, tied set or winner test names.
+// options.full_limit the top options.top plus the winner, the configurations the winner test names
+// and the best options.top (at least 1) of the tied set.
 std::vector<size_t> ListedConfigs(const SweepResult& r, const ResultsOptions& options) {
   const size_t total = r.configs.size();
   const bool summarise = options.full_limit > 0 && total > static_cast<size_t>(options.full_limit);
@@ -217,7 +218,11 @@ std::vector<size_t> ListedConfigs(const SweepResult& r, const ResultsOptions& op
   std::vector<bool> named(total, false);
   if (summarise) {
     if (r.winner >= 0) named[r.winner] = true;
-    for (int i : r.tied) named[i] = true;
+    // The tied set in full only up to `top` of its members (rank order; the "tied" array names
+    // all): with one execution per configuration most of a large sweep can be "tied".
+    std::vector<int> tied(r.tied.begin(), r.tied.end());
+    std::sort(tied.begin(), tied.end());
+    for (size_t k = 0; k < tied.size() && k < std::max<size_t>(top, 1); ++k) named[tied[k]] = true;
     const std::set<std::string> keys = {r.winner_test.best_key, r.winner_test.runner_up_key,
                                         r.winner_test.weakest_key};
     for (size_t i = top; i < total; ++i) {
@@ -256,8 +261,8 @@ nlohmann::json ResultsToJson(const SweepResult& r, const ResultsOptions& options
         {"top", std::min<int64_t>(options.top, static_cast<int64_t>(r.configs.size()))},
         {"full_limit", options.full_limit},
         {"rule",
-         "more configurations than full_limit: the top `top` by rank are listed, plus every "
-         "configuration the winner, the tied set or the winner test names"},
+         "more configurations than full_limit: the top `top` by rank are listed, plus the "
+         "winner, the configurations the winner test names and the best `top` of the tied set"},
         {"all_in", "results.csv"}};
   }
   if (r.winner >= 0) {

@@ -1,10 +1,10 @@
 // Writes a SweepResult as DIR/results.json (schema in docs/results.md), DIR/results.csv, and a
 // human summary table. A sweep of more than ResultsOptions::full_limit configurations gets a
 // summarised results.json: every field as usual, but "configurations" holds only the top
-// ResultsOptions::top by rank plus every configuration a verdict names (winner, tied set, winner
-// test), and "configurations_truncated" says so; results.csv always holds every configuration.
-// Files are written to a temporary name and renamed, so a reader never sees a half-written file.
-// Errors: kUnavailable when the directory cannot be written.
+// ResultsOptions::top by rank plus the winner, the configurations the winner test names and the
+// best ResultsOptions::top of the tied set, and "configurations_truncated" says so; results.csv
+// always holds every configuration. Files are written to a temporary name and renamed, so a reader
+// never sees a half-written file. Errors: kUnavailable when the directory cannot be written.
 #pragma once
 
 #include <cstdint>
