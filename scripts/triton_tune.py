@@ -412,12 +412,11 @@ def flash_attention(fa_bench, runs, args):
     for name, t in time_autotuned(fa_bench, ctx, shapes, chosen, results).items():
         out["shapes"][name].update(t)
     out["limited"] = {}
+    smem = {name: {fa_algo.config_key(r["config"]): r["smem"] for r in out["shapes"][name]["rows"]}
+            for name in results}
     for limit in (48 * 1024, 32 * 1024):
-        smem = {name: {fa_algo.config_key(r["config"]): r["smem"] for r in out["shapes"][name]["rows"]}
-                for name in results}
         fit = {name: [(c, m) for c, m in rows
-                      if smem[name].get(fa_algo.config_key(c)) is not None
-                      and smem[name][fa_algo.config_key(c)] <= limit]
+                      if (b := smem[name].get(fa_algo.config_key(c))) is not None and b <= limit]
                for name, rows in results.items()}
         chosen_l = fa_algo.best_set(fit)
         if not chosen_l:

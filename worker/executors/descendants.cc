@@ -34,10 +34,12 @@ std::map<pid_t, std::string>& Owned() {  // pid -> tag; guarded by SpawnMutex
 }
 
 // The whole of a small /proc file, read with read(2): a process can vanish between readdir and
-// the read (ESRCH), which std::filebuf reports by throwing. "" when unreadable.
-std::string ReadProcFile(const std::string& path) {
+// the read (ESRCH), which std::filebuf reports by throwing. "" when unreadable; *opened (when
+// given) says whether the file could be opened at all.
+std::string ReadProcFile(const std::string& path, bool* opened = nullptr) {
   std::string out;
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (opened) *opened = fd >= 0;
   if (fd < 0) return out;
   char buf[4096];
   while (out.size() < (1u << 20)) {
@@ -88,9 +90,10 @@ bool ChildrenFromTasks(std::vector<long>* pids) {
   bool any_file = false;
   for (long tid : NumericEntries("/proc/self/task")) {
     const std::string path = "/proc/self/task/" + std::to_string(tid) + "/children";
-    if (access(path.c_str(), R_OK) != 0) continue;  // the thread ended, or no such file
+    bool opened = false;
+    const std::string list = ReadProcFile(path, &opened);
+    if (!opened) continue;  // the thread ended, or no such file
     any_file = true;
-    const std::string list = ReadProcFile(path);
     char* p = const_cast<char*>(list.c_str());
     while (*p != '\0') {
       char* end = nullptr;

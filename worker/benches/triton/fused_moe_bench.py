@@ -256,20 +256,16 @@ def _pipeline(ctx, p, compile_only=False):
         x, w1, p.c1, inp["wts"], p.sorted, p.experts, 2 * n, k, p.em, m * topk,
         x.stride(0), x.stride(1), w1.stride(0), w1.stride(1), w1.stride(2), p.c1.stride(0),
         p.c1.stride(1), TOP_K=topk, MUL_WEIGHT=False, **launch)
+    if not compile_only:
+        ctx["silu"][(m * topk, triton.cdiv(n, 1024))](p.c1, p.c2, n, p.c1.stride(0),
+                                                       p.c2.stride(0), BLOCK=1024)
     k2 = _compile_or_launch(
         kern, (pid_m * triton.cdiv(k, t["BLOCK_SIZE_N"]),), compile_only,
         p.c2, w2, p.c3, inp["wts"], p.sorted, p.experts, k, n, p.em, m * topk,
         p.c2.stride(0), p.c2.stride(1), w2.stride(0), w2.stride(1), w2.stride(2), p.c3.stride(0),
-        p.c3.stride(1), TOP_K=1, MUL_WEIGHT=True, **launch) if compile_only else None
-    if compile_only:
-        return k1, k2
-    ctx["silu"][(m * topk, triton.cdiv(n, 1024))](p.c1, p.c2, n, p.c1.stride(0), p.c2.stride(0),
-                                                   BLOCK=1024)
-    k2 = kern[(pid_m * triton.cdiv(k, t["BLOCK_SIZE_N"]),)](
-        p.c2, w2, p.c3, inp["wts"], p.sorted, p.experts, k, n, p.em, m * topk,
-        p.c2.stride(0), p.c2.stride(1), w2.stride(0), w2.stride(1), w2.stride(2), p.c3.stride(0),
         p.c3.stride(1), TOP_K=1, MUL_WEIGHT=True, **launch)
-    torch.sum(p.c3.view(m, topk, k), dim=1, out=p.out)
+    if not compile_only:
+        torch.sum(p.c3.view(m, topk, k), dim=1, out=p.out)
     return k1, k2
 
 
