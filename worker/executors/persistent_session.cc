@@ -214,10 +214,12 @@ v1::Attempt PersistentSession::Execute(const ExecutionRequest& req, TimingGate* 
     if (ParseControl(line, &c)) {
       if (c.attempt_id != req.attempt_id) return;  // a late line of an earlier execution
       prepared = prepared || c.kind == "prepared";
-      device_asked = device_asked || (c.kind == "device" && !prepared && !ended);
+      // A device request counts only during prepare; later (in run) it is dropped.
+      const bool device = c.kind == "device" && !prepared && !ended;
+      device_asked = device_asked || device;
       if (c.kind == "end" && !ended) end_status = c.status;
       ended = ended || c.kind == "end";
-      stop = stop || c.kind == "device" || c.kind == "prepared" || c.kind == "end";
+      stop = stop || device || c.kind == "prepared" || c.kind == "end";
       return;
     }
     protocol.Feed(line);

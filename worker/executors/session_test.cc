@@ -349,6 +349,21 @@ TEST_F(SessionTest, DeviceWorkInPrepareNeverOverlapsAnotherSlotsTiming) {
   fs::remove(log);
 }
 
+// A device request outside prepare is bad input: dropped, the execution and the session go on.
+TEST_F(SessionTest, ADeviceRequestDuringRunIsDropped) {
+  auto launcher = Make(Section());
+  auto s = launcher->Open(Request("ok", "x"));
+  TimingGate gate;
+  ExecutionRequest r = Request("ok", "dr-1");
+  r.params["DEVICE_IN_RUN"] = Value::FromText("1");
+  v1::Attempt a1 = s->Execute(r, &gate);
+  ASSERT_TRUE(a1.ok()) << a1.failure_detail();
+  v1::Attempt a2 = s->Execute(Request("ok", "dr-2"), &gate);
+  ASSERT_TRUE(a2.ok()) << a2.failure_detail();
+  EXPECT_EQ(Info(a2, "session.position"), "2") << "the session survived";
+  EXPECT_EQ(Info(a2, "pid"), Info(a1, "pid"));
+}
+
 TEST_F(SessionTest, SectionErrorsAreClear) {
   auto bad = Launcher::Create("type: exec\ncommand: [x]\nsession: {mode: warm}\n", {});
   ASSERT_FALSE(bad.ok());

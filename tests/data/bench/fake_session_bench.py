@@ -12,6 +12,7 @@ Per execution, the parameter ACT says what to do:
   refuse       in run: an error line (invalid_argument), then exit 2 (one-shot) or end with
                status 2 (persistent)
   slow         like ok but the run sleeps SLEEP_MS milliseconds (default 30) while "timing"
+With DEVICE_IN_RUN=1 (persistent), run sends a stray device request (the worker must drop it).
 With DEVICE_PREP_MS=N (persistent), prepare asks for the device alone ({"fleetsweep":"device"}),
 waits for device_granted and then uses the device for N ms (logged like a timed section).
 For the whole process (environment):
@@ -49,6 +50,8 @@ def run(params, attempt):
             sys.exit(2)
         emit(fleetsweep="end", attempt_id=attempt, status=2)
         return
+    if attempt is not None and params.get("DEVICE_IN_RUN"):
+        emit(fleetsweep="device", attempt_id=attempt)
     log_timing("start")
     if act == "slow":
         time.sleep(float(params.get("SLEEP_MS", "30")) / 1000.0)
