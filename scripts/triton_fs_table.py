@@ -8,18 +8,31 @@ Per M: configurations / executions, the sweep's wall time (span of the worker lo
 median with its CI, the verdict, the rank-1 tile set, the floor (read from the direct-driver table
 in docs/gpu-results.md) and the ratio. Standard library only.
 """
-import json, os, re, glob, datetime
+import datetime
+import glob
+import json
+import os
+import re
+import sys
 floors = {}
-for line in open('/work/main/docs/gpu-results.md'):
+DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'docs', 'gpu-results.md')
+for line in open(DOC):
     m = re.match(r'\| (\d+) \| [0-9/]+ \| [0-9.]+ \| \[[^]]*\] \| ([0-9.]+) \|', line)
     if m: floors[int(m.group(1))] = float(m.group(2))
 rows = []
-for d in glob.glob(os.environ.get('RUNS','c*')+'/fs/triton-moe-m*'):
+dirs = glob.glob(os.environ.get('RUNS', 'c*') + '/fs/triton-moe-m*')
+if not dirs:
+    sys.exit("no fs/triton-moe-m* run directories under RUNS=%r (untar fs-runs.tgz first)"
+             % os.environ.get('RUNS', 'c*'))
+for d in dirs:
     M = int(d.rsplit('m', 1)[1])
     r = json.load(open(d + '/results.json'))
     s = r['summary']
     ts = []
-    for line in open(glob.glob(d + '/logs/*.log')[0]):
+    logs = glob.glob(d + '/logs/*.log')
+    if not logs:
+        sys.exit("%s: no worker log under logs/ (needed for the wall time)" % d)
+    for line in open(logs[0]):
         t = re.match(r'\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+)\]', line)
         if t: ts.append(datetime.datetime.strptime(t.group(1), '%Y-%m-%d %H:%M:%S.%f'))
     wall = (ts[-1] - ts[0]).total_seconds()
@@ -39,5 +52,7 @@ print('|---:|---|---:|---|---|---|---:|---:|')
 tot = 0
 for M, ce, wall, med, v, tile, fl, ratio, nw in rows:
     tot += wall
-    print('| %d | %s | %.0f | %s | %s | %s | %.4f | %.2f |%s' % (M, ce, wall, med, v, tile, fl, ratio, ' (drift warning)' if nw else ''))
+    print('| %d | %s | %.0f | %s | %s | %s | %s | %s |%s' % (
+        M, ce, wall, med, v, tile, '%.4f' % fl if fl else '-', '%.2f' % ratio if ratio else '-',
+        ' (drift warning)' if nw else ''))
 print('total wall', tot)
