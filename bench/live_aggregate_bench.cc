@@ -1,5 +1,5 @@
 // live_aggregate_bench: cost of the coordinator's aggregation of a whole sweep (coordinator/
-// aggregator.h) and of one live tick (coordinator/live_audits.h), full versus incremental.
+// aggregator.h) and of one live tick (coordinator/app/live_audits.h), full versus incremental.
 //
 // `configs` configurations (a grid of two parameters) x `executions` executions of `samples`
 // samples each (synthetic log-normal timings, one node, one fingerprint per configuration).
@@ -28,11 +28,11 @@
 
 #include "common/stats/rng.h"
 #include "common/stats/stats.h"
-#include "coordinator/aggregator.h"
-#include "coordinator/incremental_aggregate.h"
-#include "coordinator/node_effects.h"
-#include "coordinator/results_writer.h"
-#include "coordinator/warm_state.h"
+#include "coordinator/aggregate/aggregator.h"
+#include "coordinator/aggregate/incremental_aggregate.h"
+#include "coordinator/aggregate/node_effects.h"
+#include "coordinator/aggregate/results_writer.h"
+#include "coordinator/aggregate/warm_state.h"
 
 namespace fs = fleetsweep;
 

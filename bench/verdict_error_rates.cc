@@ -24,8 +24,8 @@
 #include "common/space/spec.h"
 #include "common/stats/rng.h"
 #include "common/store/store.h"
-#include "coordinator/aggregator.h"
-#include "coordinator/scheduler.h"
+#include "coordinator/aggregate/aggregator.h"
+#include "coordinator/scheduler/scheduler.h"
 #include "spdlog/spdlog.h"
 
 namespace fleetsweep {

@@ -38,6 +38,11 @@ double MedianInPlace(std::vector<double>* buf) {
   return (lower + upper) / 2;
 }
 
+double MedianOf(std::vector<double> v) {
+  if (v.empty()) return 0;
+  return MedianInPlace(&v);
+}
+
 double QuantileInPlace(std::vector<double>* buf, double q) {
   FS_CHECK(!buf->empty());
   const size_t n = buf->size();

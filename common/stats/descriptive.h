@@ -62,6 +62,9 @@ StatusOr<Summary> Summarize(const std::vector<double>& xs);
 // reorder *buf in place and require a non-empty buffer (FS_CHECK otherwise).
 double MedianInPlace(std::vector<double>* buf);
 double QuantileInPlace(std::vector<double>* buf, double q);
+// Median of a copy of `v` (the caller's vector is not reordered), 0 for an empty one; no
+// validation (the scheduler and the aggregator use it on samples they have checked).
+double MedianOf(std::vector<double> v);
 // Type-7 quantile of an already sorted, non-empty range.
 double QuantileSorted(const double* sorted, size_t n, double q);
 

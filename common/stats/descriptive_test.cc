@@ -55,6 +55,17 @@ TEST(Descriptive, RejectsBadInput) {
   EXPECT_FALSE(StdDev({1.0, 2.0}, -1).ok());
 }
 
+// MedianOf: the unchecked median the scheduler and the aggregator share (moved from
+// coordinator/robust.h): 0 for an empty sample, the middle pair's mean for an even count, and
+// the caller's vector keeps its order.
+TEST(Descriptive, MedianOfCopiesAndTakesEmptyAsZero) {
+  EXPECT_EQ(MedianOf({}), 0.0);
+  const std::vector<double> odd = {5.0, 1.0, 3.0};
+  EXPECT_EQ(MedianOf(odd), 3.0);
+  EXPECT_EQ(odd, (std::vector<double>{5.0, 1.0, 3.0}));
+  EXPECT_EQ(MedianOf({4.0, 1.0, 2.0, 10.0}), 3.0);
+}
+
 TEST(RankTests, MidRanksAndTieTerm) {
   const Ranking r = MidRanks({10, 20, 10, 30, 10});
   EXPECT_EQ(r.ranks, (std::vector<double>{2, 4, 2, 5, 2}));

@@ -67,7 +67,7 @@ def main():
     check(rc == 0 and "--workers" in out, f"`fleetsweep help run`: {out}{err}")
     check("=2" in out, f"help shows defaults (--workers 2):\n{out}")
     check("Usage: fleetsweep run [OPTIONS] spec" in out, f"`help run` names the program:\n{out}")
-    # The exit codes (coordinator/exit_codes.h) are listed with the command that returns them.
+    # The exit codes (coordinator/app/exit_codes.h) are listed with the command that returns them.
     check("Exit codes:" in out and "  7  store writes failed" in out,
           f"`fleetsweep help run` lists the exit codes:\n{out}")
     coord = os.path.join(BIN, "fleetsweep-coordinator")

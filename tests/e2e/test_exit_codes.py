@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Every exit code of `fleetsweep run` and `fleetsweep-coordinator` (coordinator/exit_codes.h,
+"""Every exit code of `fleetsweep run` and `fleetsweep-coordinator` (coordinator/app/exit_codes.h,
 docs/cli.md), each reached by real processes:
 
   0  a sweep that finishes; a sweep stopped by SIGINT (partial results written)

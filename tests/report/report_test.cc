@@ -174,7 +174,7 @@ TEST(Report, InvalidSweepGetsARedBannerWithReasons) {
   EXPECT_NE(html->find("BLOCK_SIZE_N never reached the kernel"), std::string::npos);
 }
 
-// The audit fields as coordinator/results_writer.cc writes them (docs/results.md).
+// The audit fields as coordinator/aggregate/results_writer.cc writes them (docs/results.md).
 TEST(Report, ShowsAuditVerdictsNodeEffectsRegionsAndUnknownFields) {
   json r = Results();
   r["audit"] = {{"injection",

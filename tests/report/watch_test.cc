@@ -1,6 +1,6 @@
 // `fleetsweep watch` against a real redis-server: the store is populated through the store API
 // the coordinator and workers use, then snapshots are checked (progress, best, new events).
-#include "coordinator/report/watch.h"
+#include "coordinator/cli/watch.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,152 @@
+// Fingerprint (injection) audit and infeasible regions. The inert analysis is in audit_inert.cc.
+#include "coordinator/aggregate/audit.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <utility>
+
+namespace fleetsweep {
+namespace {
+
+// All parameters except `skip`, as "a=1,b=2": configurations with equal keys differ only in
+// `skip`.
+std::string OthersKey(const ConfigResult& c, const std::string& skip) {
+  std::string k;
+  for (const auto& [name, value] : c.params) {
+    if (name == skip) continue;
+    k += name + "=" + value + "\x1f";
+  }
+  return k;
+}
+
+std::string Join(const std::set<std::string>& s) {
+  std::string out;
+  for (const auto& x : s) out += (out.empty() ? "" : ",") + x;
+  return out.empty() ? "(none)" : out;
+}
+
+}  // namespace
+
+std::vector<InjectionVerdict> AuditInjection(const std::vector<ConfigResult>& configs,
+                                             const std::vector<std::string>& params) {
+  std::vector<InjectionVerdict> out;
+  for (const auto& p : params) {
+    InjectionVerdict v;
+    v.param = p;
+    std::map<std::string, std::vector<const ConfigResult*>> blocks;
+    for (const auto& c : configs) {
+      if (c.ok_attempts == 0 || !c.params.count(p)) continue;
+      blocks[OthersKey(c, p)].push_back(&c);
+    }
+    std::string same_example, diff_example;
+    for (const auto& [key, members] : blocks) {
+      for (size_t i = 0; i < members.size(); ++i) {
+        for (size_t j = i + 1; j < members.size(); ++j) {
+          const ConfigResult& a = *members[i];
+          const ConfigResult& b = *members[j];
+          if (a.params.at(p) == b.params.at(p)) continue;
+          if (a.fingerprints.empty() || b.fingerprints.empty()) {
+            ++v.pairs_without_fingerprint;
+            continue;
+          }
+          ++v.pairs;
+          const std::string ex = p + "=" + a.params.at(p) + " -> " + Join(a.fingerprints) + " vs " +
+                                 p + "=" + b.params.at(p) + " -> " + Join(b.fingerprints) + " (" +
+                                 a.key + " vs " + b.key + ")";
+          if (a.fingerprints != b.fingerprints) {
+            ++v.differing_pairs;
+            if (diff_example.empty()) diff_example = ex;
+          } else if (same_example.empty()) {
+            same_example = ex;
+          }
+        }
+      }
+    }
+    if (v.differing_pairs > 0) {
+      v.verdict = Injection::kInjected;
+      v.example = diff_example;
+    } else if (v.pairs > 0) {
+      v.verdict = Injection::kNotInjected;
+      v.example = same_example;
+    } else if (v.pairs_without_fingerprint > 0) {
+      v.verdict = Injection::kNoFingerprint;
+    } else {
+      v.verdict = Injection::kUntested;
+    }
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+std::string InjectionInvalidReason(const std::vector<InjectionVerdict>& verdicts) {
+  int tested = 0, injected = 0;
+  std::string names;
+  for (const auto& v : verdicts) {
+    if (v.verdict == Injection::kInjected) ++injected;
+    if (v.verdict == Injection::kInjected || v.verdict == Injection::kNotInjected) {
+      ++tested;
+      names += (names.empty() ? "" : ", ") + v.param;
+    }
+  }
+  if (tested == 0 || injected > 0) return "";
+  return "no swept parameter changed the fingerprint of what ran (" + names +
+         "): every variant ran the same code, so any speedup between them is noise";
+}
+
+std::vector<InfeasibleRegion> InfeasibleRegions(const std::vector<ConfigResult>& configs,
+                                                const std::vector<std::string>& params) {
+  std::map<std::pair<std::string, std::string>, InfeasibleRegion> regions;
+  for (const auto& c : configs) {
+    for (const auto& p : params) {
+      auto it = c.params.find(p);
+      if (it == c.params.end()) continue;
+      InfeasibleRegion& r = regions[{p, it->second}];
+      r.param = p;
+      r.value = it->second;
+      ++r.total;
+      if (c.status == ConfigOutcome::kInfeasible) {
+        ++r.infeasible;
+        r.classes[c.failure_class.empty() ? "unknown" : c.failure_class]++;
+      }
+    }
+  }
+  std::vector<InfeasibleRegion> out;
+  for (auto& [key, r] : regions) {
+    if (r.infeasible == 0) continue;
+    r.whole = r.infeasible == r.total;
+    out.push_back(r);
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const InfeasibleRegion& a, const InfeasibleRegion& b) {
+                     if (a.whole != b.whole) return a.whole;
+                     if (a.infeasible != b.infeasible) return a.infeasible > b.infeasible;
+                     return a.total < b.total;
+                   });
+  return out;
+}
+
+std::vector<Contradiction> FindContradictions(const std::vector<InjectionVerdict>& injection,
+                                              const std::vector<InertVerdict>& effects) {
+  std::vector<Contradiction> out;
+  for (const auto& e : effects) {
+    if (e.verdict != Effect::kActive) continue;
+    for (const auto& i : injection) {
+      if (i.param != e.param || i.verdict != Injection::kNotInjected) continue;
+      Contradiction c;
+      c.param = e.param;
+      c.injection = i.verdict;
+      c.effect = e.verdict;
+      char p[32];
+      std::snprintf(p, sizeof p, "%.3g", e.p_value);
+      c.text = "parameter " + e.param + " is not_injected (identical fingerprints in " +
+               std::to_string(i.pairs) + " pairs) yet active by timing (p = " + p +
+               "): the timing difference cannot come from code the parameter changed; suspect "
+               "node, order or warm-up effects, or a fingerprint that misses what it changes";
+      out.push_back(std::move(c));
+    }
+  }
+  return out;
+}
+
+}  // namespace fleetsweep

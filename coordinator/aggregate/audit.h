@@ -1,0 +1,68 @@
+// Honest-measurement audits of an aggregated sweep (docs/honest-measurement.md):
+//
+//   AuditInjection      did each swept parameter reach what ran? (fingerprints)
+//   AuditEffects        does each swept parameter make a measurable difference? (permutation test
+//                       of log execution medians, labels re-dealt within blocks)
+//   FindContradictions  parameters the two audits disagree about
+//   InfeasibleRegions   which parameter values make configurations infeasible?
+//
+// All are pure functions of their inputs (no I/O, deterministic) and never fail: a parameter that
+// cannot be judged gets the verdict untested / inconclusive (or no_fingerprint) with a note, never
+// a silent pass. Thread-safety: pure; safe to call concurrently.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "coordinator/aggregate/sweep_result.h"
+
+namespace fleetsweep {
+
+// For each name in `params` (the swept parameters, each with at least two levels), compares the
+// fingerprint sets of every pair of successful configurations that differ only in that parameter
+// (configurations are grouped by the values of all other parameters). A configuration counts as
+// successful when it has at least one ok attempt.
+std::vector<InjectionVerdict> AuditInjection(const std::vector<ConfigResult>& configs,
+                                             const std::vector<std::string>& params);
+
+// The sweep-level consequence of the injection audit: a non-empty reason when fingerprints were
+// compared for at least one parameter and no parameter changed them (every variant ran the same
+// code), "" otherwise.
+std::string InjectionInvalidReason(const std::vector<InjectionVerdict>& verdicts);
+
+struct EffectOptions {
+  double alpha = 0.05;       // the test's level: P(active | parameter does nothing) <= alpha
+  double max_spread = 0.02;  // level effects within 2% of each other: small
+  int resamples = 4000;      // Monte Carlo re-dealings when enumeration is too large
+  uint64_t seed = 1;         // mixed with the parameter's name
+};
+
+// `log_exec_medians[i]` holds, per execution of configs[i], the log of its median of the primary
+// metric (node effects removed); configs[i].primary.median is the configuration's median. For
+// each parameter, configurations are grouped into blocks sharing all other parameters (blocks
+// with one level are dropped); the level labels of the executions are re-dealt within blocks
+// (stats::BlockPermutationTest: exact or seeded Monte Carlo), so the other parameters' effects
+// cancel and the test holds its level for any block sizes. Verdicts:
+//   kActive        p <= alpha;
+//   kInconclusive  the design cannot reach alpha (min_p > alpha: too few blocks / executions), or
+//                  p > alpha but the level effects spread by max_spread or more (too noisy);
+//   kNoEffect      p > alpha, reachable, and spread < max_spread;
+//   kUntested      no block holds two levels.
+// level_effects / spread: per level, the median over blocks of configuration median / block
+// median (description only; the test is on executions).
+std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
+                                       const std::vector<std::vector<double>>& log_exec_medians,
+                                       const std::vector<std::string>& params,
+                                       const EffectOptions& options = {});
+
+// Every parameter that is Injection::kNotInjected by fingerprints yet Effect::kActive by timing.
+std::vector<Contradiction> FindContradictions(const std::vector<InjectionVerdict>& injection,
+                                              const std::vector<InertVerdict>& effects);
+
+// For every parameter value shared by at least one infeasible configuration: how many of the
+// configurations with that value are infeasible, by failure class. Whole regions (all infeasible)
+// first, then by count. `params` lists the parameters to consider (usually the swept ones).
+std::vector<InfeasibleRegion> InfeasibleRegions(const std::vector<ConfigResult>& configs,
+                                                const std::vector<std::string>& params);
+
+}  // namespace fleetsweep

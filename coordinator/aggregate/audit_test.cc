@@ -1,0 +1,180 @@
+#include "coordinator/aggregate/audit.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+
+namespace fleetsweep {
+namespace {
+
+ConfigResult Cfg(std::map<std::string, std::string> params, std::set<std::string> fps,
+                 double median = 10, ConfigOutcome status = ConfigOutcome::kDone) {
+  ConfigResult c;
+  c.params = std::move(params);
+  for (const auto& [k, v] : c.params) c.key += k + v;
+  c.status = status;
+  c.ok_attempts = status == ConfigOutcome::kDone ? 3 : 0;
+  c.fingerprints = std::move(fps);
+  if (status == ConfigOutcome::kDone) {
+    c.primary.n = 3;
+    c.primary.median = median;
+  }
+  return c;
+}
+
+std::map<std::string, InjectionVerdict> ByParam(const std::vector<InjectionVerdict>& v) {
+  std::map<std::string, InjectionVerdict> m;
+  for (const auto& x : v) m[x.param] = x;
+  return m;
+}
+
+TEST(AuditInjection, SameFingerprintEverywhereIsNotInjectedAndInvalid) {
+  std::vector<ConfigResult> cs;
+  for (const char* a : {"1", "2"}) {
+    for (const char* b : {"x", "y", "z"}) cs.push_back(Cfg({{"A", a}, {"B", b}}, {"same"}));
+  }
+  auto v = ByParam(AuditInjection(cs, {"A", "B"}));
+  EXPECT_EQ(v["A"].verdict, Injection::kNotInjected);
+  EXPECT_EQ(v["A"].pairs, 3);  // 3 blocks (B fixed) of one pair each
+  EXPECT_EQ(v["B"].verdict, Injection::kNotInjected);
+  EXPECT_EQ(v["B"].pairs, 6);  // 2 blocks of 3 pairs
+  EXPECT_NE(InjectionInvalidReason(AuditInjection(cs, {"A", "B"})), "");
+}
+
+TEST(AuditInjection, OneIgnoredParameter) {
+  std::vector<ConfigResult> cs;
+  for (const char* a : {"1", "2"}) {
+    for (const char* b : {"x", "y"})
+      cs.push_back(Cfg({{"A", a}, {"B", b}}, {std::string("k") + a}));
+  }
+  auto all = AuditInjection(cs, {"A", "B"});
+  auto v = ByParam(all);
+  EXPECT_EQ(v["A"].verdict, Injection::kInjected);
+  EXPECT_EQ(v["A"].differing_pairs, 2);
+  EXPECT_EQ(v["B"].verdict, Injection::kNotInjected);
+  EXPECT_EQ(InjectionInvalidReason(all), "");
+}
+
+TEST(AuditInjection, MissingFingerprintsAreNeverASilentPass) {
+  std::vector<ConfigResult> cs = {Cfg({{"A", "1"}}, {}), Cfg({{"A", "2"}}, {"k2"})};
+  auto all = AuditInjection(cs, {"A"});
+  EXPECT_EQ(all[0].verdict, Injection::kNoFingerprint);
+  EXPECT_EQ(all[0].pairs_without_fingerprint, 1);
+  EXPECT_EQ(InjectionInvalidReason(all), "");  // nothing was compared: not invalid, but warned
+}
+
+TEST(AuditInjection, InfeasiblePartnersLeaveAParameterUntested) {
+  std::vector<ConfigResult> cs = {Cfg({{"A", "1"}}, {"k"}),
+                                  Cfg({{"A", "2"}}, {}, 0, ConfigOutcome::kInfeasible)};
+  EXPECT_EQ(AuditInjection(cs, {"A"})[0].verdict, Injection::kUntested);
+}
+
+TEST(InfeasibleRegions, GroupsByValueWholeRegionFirst) {
+  std::vector<ConfigResult> cs;
+  for (const char* v1 : {"true", "false"}) {
+    for (const char* b : {"16", "32"}) {
+      auto c = Cfg({{"use_v1", v1}, {"BLOCK", b}}, {"k"}, 10,
+                   std::string(v1) == "false" ? ConfigOutcome::kInfeasible : ConfigOutcome::kDone);
+      if (c.status == ConfigOutcome::kInfeasible) c.failure_class = "not_implemented";
+      cs.push_back(c);
+    }
+  }
+  auto r = InfeasibleRegions(cs, {"use_v1", "BLOCK"});
+  ASSERT_EQ(r.size(), 3u);  // use_v1=false, BLOCK=16, BLOCK=32
+  EXPECT_EQ(r[0].param, "use_v1");
+  EXPECT_EQ(r[0].value, "false");
+  EXPECT_EQ(r[0].infeasible, 2);
+  EXPECT_EQ(r[0].total, 2);
+  EXPECT_TRUE(r[0].whole);
+  EXPECT_EQ(r[0].classes.at("not_implemented"), 2);
+  EXPECT_FALSE(r[1].whole);
+  EXPECT_EQ(r[1].infeasible, 1);
+  EXPECT_EQ(r[1].total, 2);
+}
+
+// Log execution medians of `n` executions around `base` (relative jitter `noise`, deterministic).
+std::vector<double> Execs(double base, double noise, int n = 3) {
+  std::vector<double> out;
+  for (int e = 0; e < n; ++e) out.push_back(std::log(base * (1 + noise * (e - (n - 1) / 2.0))));
+  return out;
+}
+
+// A: strong effect (x1.3 per level); B: none (identical executions); C: x1.5.
+TEST(AuditEffects, SeparatesActiveFromNoEffect) {
+  std::vector<ConfigResult> cs;
+  std::vector<std::vector<double>> execs;
+  for (int a = 1; a <= 3; ++a) {
+    for (const char* b : {"x", "y"}) {
+      for (int c = 1; c <= 2; ++c) {
+        const double base = 10 * (1 + 0.3 * (a - 1)) * (1 + 0.5 * (c - 1));
+        cs.push_back(Cfg({{"A", std::to_string(a)}, {"B", b}, {"C", std::to_string(c)}}, {}, base));
+        execs.push_back(Execs(base, 0.01));
+      }
+    }
+  }
+  std::map<std::string, InertVerdict> v;
+  for (auto& x : AuditEffects(cs, execs, {"A", "B", "C"})) v[x.param] = x;
+  EXPECT_EQ(v["A"].verdict, Effect::kActive);
+  EXPECT_EQ(v["A"].test, "block_permutation_log_execution_medians");
+  EXPECT_EQ(v["A"].blocks, 4);
+  EXPECT_EQ(v["A"].observations, 36);
+  EXPECT_LT(v["A"].p_value, 0.01);
+  EXPECT_NEAR(v["A"].spread, 1.6 / 1.0 - 1, 1e-9);
+  EXPECT_EQ(v["B"].verdict, Effect::kNoEffect);
+  EXPECT_DOUBLE_EQ(v["B"].spread, 0.0);
+  EXPECT_GT(v["B"].p_value, 0.5);
+  EXPECT_EQ(v["C"].verdict, Effect::kActive);
+}
+
+// One block of two configurations with three executions each: 20 arrangements, the smallest
+// reachable p is 0.1 > 0.05, so even a perfect separation is inconclusive, never "no effect".
+TEST(AuditEffects, TooFewArrangementsAreInconclusive) {
+  std::vector<ConfigResult> cs = {Cfg({{"A", "1"}}, {}, 10), Cfg({{"A", "2"}}, {}, 12)};
+  auto v = AuditEffects(cs, {Execs(10, 0.001), Execs(12, 0.001)}, {"A"});
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].verdict, Effect::kInconclusive);
+  EXPECT_TRUE(v[0].exact);
+  EXPECT_DOUBLE_EQ(v[0].min_p, 0.1);
+  EXPECT_NE(v[0].note.find("too few"), std::string::npos);
+  // Five executions each: 252 arrangements, p = 2/252.
+  auto v5 = AuditEffects(cs, {Execs(10, 0.001, 5), Execs(12, 0.001, 5)}, {"A"});
+  EXPECT_EQ(v5[0].verdict, Effect::kActive);
+  EXPECT_NEAR(v5[0].p_value, 2.0 / 252, 1e-12);
+}
+
+TEST(AuditEffects, LargeButNoisyDifferenceIsInconclusive) {
+  std::vector<ConfigResult> cs = {Cfg({{"A", "1"}}, {}, 10), Cfg({{"A", "2"}}, {}, 11)};
+  auto v = AuditEffects(cs, {Execs(10, 0.2, 5), Execs(11, 0.2, 5)}, {"A"});
+  EXPECT_EQ(v[0].verdict, Effect::kInconclusive);
+  EXPECT_GT(v[0].p_value, 0.05);
+}
+
+TEST(AuditEffects, NoComparablePairIsUntested) {
+  std::vector<ConfigResult> cs = {Cfg({{"A", "1"}}, {}, 10)};
+  auto v = AuditEffects(cs, {{std::log(10.0)}}, {"A"});
+  EXPECT_EQ(v[0].verdict, Effect::kUntested);
+}
+
+TEST(Contradictions, NotInjectedYetActiveIsFlagged) {
+  InjectionVerdict inj;
+  inj.param = "B";
+  inj.verdict = Injection::kNotInjected;
+  inj.pairs = 4;
+  InertVerdict eff;
+  eff.param = "B";
+  eff.verdict = Effect::kActive;
+  eff.p_value = 0.01;
+  auto c = FindContradictions({inj}, {eff});
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].param, "B");
+  EXPECT_NE(c[0].text.find("not_injected"), std::string::npos);
+  eff.verdict = Effect::kNoEffect;
+  EXPECT_TRUE(FindContradictions({inj}, {eff}).empty());
+  eff.verdict = Effect::kActive;
+  inj.verdict = Injection::kInjected;
+  EXPECT_TRUE(FindContradictions({inj}, {eff}).empty());
+}
+
+}  // namespace
+}  // namespace fleetsweep

@@ -1,0 +1,391 @@
+#include "coordinator/aggregate/incremental_aggregate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <thread>
+
+#include "common/stats/descriptive.h"
+#include "common/stats/hierarchical.h"
+#include "common/store/failure_text.h"
+#include "coordinator/aggregate/audit.h"
+#include "coordinator/aggregate/metric_checks.h"
+#include "coordinator/aggregate/node_effects.h"
+#include "coordinator/aggregate/warm_state.h"
+#include "coordinator/aggregate/winner.h"
+
+namespace fleetsweep {
+
+namespace {
+
+using Executions = std::vector<std::vector<double>>;
+
+MetricSummary Summarize(const Executions& execs, uint64_t seed, int resamples) {
+  MetricSummary m;
+  std::vector<double> pooled;
+  for (const auto& e : execs) {
+    if (e.empty()) continue;
+    ++m.n;
+    pooled.insert(pooled.end(), e.begin(), e.end());
+  }
+  m.samples = static_cast<int64_t>(pooled.size());
+  if (pooled.empty()) return m;
+  Executions nonempty;
+  for (const auto& e : execs) {
+    if (!e.empty()) nonempty.push_back(e);
+  }
+  auto med = stats::Median(pooled);
+  auto mad = stats::Mad(pooled);
+  auto ci = stats::HierarchicalBootstrapMedianCI(nonempty, 0.95, resamples, seed);
+  m.median = med.ok() ? *med : 0;
+  m.mad = mad.ok() ? *mad : 0;
+  m.ci_low = ci.ok() ? ci->low : m.median;
+  m.ci_high = ci.ok() ? ci->high : m.median;
+  return m;
+}
+
+ConfigOutcome Outcome(const v1::ConfigRecord& r) {
+  switch (r.state()) {
+    case v1::CONFIG_STATE_DONE:
+      return r.eliminated() ? ConfigOutcome::kEliminated : ConfigOutcome::kDone;
+    case v1::CONFIG_STATE_INFEASIBLE:
+      return ConfigOutcome::kInfeasible;
+    case v1::CONFIG_STATE_LEASED:
+      return ConfigOutcome::kLeased;
+    default:
+      return ConfigOutcome::kPending;
+  }
+}
+
+std::string ClassName(int c) { return FailureClassText(static_cast<v1::FailureClass>(c)); }
+
+std::string Fmt(const char* f, double a, double b) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, a, b);
+  return buf;
+}
+
+// Log of each execution's median (executions with a non-positive median are left out).
+std::vector<double> LogMedians(const Executions& execs) {
+  std::vector<double> out;
+  for (const auto& e : execs) {
+    if (e.empty()) continue;
+    auto m = stats::Median(e);
+    if (m.ok() && *m > 0) out.push_back(std::log(*m));
+  }
+  return out;
+}
+
+void CheckBounds(const SweepSpec& spec, ConfigResult* c) {
+  for (const auto& m : spec.metrics) {
+    auto it = c->metrics.find(m.name);
+    if (it == c->metrics.end()) continue;
+    const double med = it->second.median;
+    if (m.max_value && med > *m.max_value) {
+      c->violates_bound = true;
+      c->bound_violations.push_back(m.name + Fmt(" median %.6g > max %.6g", med, *m.max_value));
+    }
+    if (m.min_value && med < *m.min_value) {
+      c->violates_bound = true;
+      c->bound_violations.push_back(m.name + Fmt(" median %.6g < min %.6g", med, *m.min_value));
+    }
+  }
+}
+
+void RunAudits(const SweepSpec& spec, const std::vector<std::vector<double>>& log_medians,
+               const AggregateOptions& options, SweepResult* out) {
+  std::vector<std::string> swept;
+  for (const auto& p : spec.params) {
+    if (p.fate == ParamFate::kSwept && p.values.size() >= 2) swept.push_back(p.name);
+    if (p.fate == ParamFate::kInert) out->declared_inert.push_back({p.name, p.reason});
+  }
+  out->stop_inert_early_requested = spec.search.stop_inert_early;
+  out->injection = AuditInjection(out->configs, swept);
+  EffectOptions eo;
+  eo.alpha = options.effect_alpha;
+  eo.seed = options.seed;
+  out->inert = AuditEffects(out->configs, log_medians, swept, eo);
+  out->contradictions = FindContradictions(out->injection, out->inert);
+  out->infeasible_regions = InfeasibleRegions(out->configs, swept);
+  for (const auto& v : out->injection) {
+    if (v.verdict == Injection::kNoFingerprint) {
+      out->warnings.push_back("parameter " + v.param + ": configurations without a fingerprint (" +
+                              std::to_string(v.pairs_without_fingerprint) +
+                              " pairs): nobody checked that it reached what ran");
+    } else if (v.verdict == Injection::kNotInjected) {
+      out->warnings.push_back("parameter " + v.param + " never changed the fingerprint (" +
+                              std::to_string(v.pairs) + " pairs): it did not reach the kernel");
+    }
+  }
+  for (const auto& c : out->contradictions) out->warnings.push_back("contradiction: " + c.text);
+  const std::string invalid = InjectionInvalidReason(out->injection);
+  if (!invalid.empty()) {
+    out->valid = false;
+    out->invalid_reasons.push_back(invalid);
+  }
+  if (out->done == 0 && out->unfinished == 0 && !out->configs.empty()) {
+    out->valid = false;
+    out->invalid_reasons.push_back("no configuration succeeded");
+  }
+  if (spec.search.stop_inert_early) {
+    out->warnings.push_back(
+        "search.stop_inert_early is set but not implemented: every "
+        "configuration was run; effect verdicts are reported after the fact");
+  }
+}
+
+std::string WinnerRule(double alpha, int looks) {
+  char b[400];
+  std::snprintf(b, sizeof b,
+                "winner only if it beats EVERY other ranked configuration: two-sided moderated "
+                "Welch t tests (variances shrunk toward the one pooled over all configurations) "
+                "on the log median of each execution, each at %.3g / (pairs x %d adaptive stages), "
+                "Bonferroni, so the false-winner rate is at most %.3g; AND the sweep is valid; "
+                "otherwise the tied set",
+                alpha, looks, alpha);
+  return b;
+}
+
+}  // namespace
+
+IncrementalAggregate::IncrementalAggregate(const SweepSpec& spec,
+                                           const std::vector<v1::ConfigRecord>& records,
+                                           AggregateOptions options)
+    : spec_(spec), options_(options), primary_(spec.primary_metric().name) {
+  entries_.reserve(records.size());
+  for (const auto& r : records) {
+    Entry e;
+    e.base.key = r.config_key();
+    for (const auto& [k, v] : r.params()) e.base.params[k] = v;
+    index_[e.base.key] = entries_.size();
+    entries_.push_back(std::move(e));
+    UpdateRecord(r);
+  }
+  dirty_count_ = static_cast<int64_t>(entries_.size());
+}
+
+void IncrementalAggregate::UpdateRecord(const v1::ConfigRecord& r) {
+  auto it = index_.find(r.config_key());
+  if (it == index_.end()) return;
+  Entry& e = entries_[it->second];
+  e.base.status = Outcome(r);
+  e.record_infeasible = r.state() == v1::CONFIG_STATE_INFEASIBLE;
+  e.record_failure_class = e.record_infeasible ? ClassName(r.last_failure()) : "";
+  e.record_failure_detail = e.record_infeasible ? r.last_failure_detail() : "";
+}
+
+void IncrementalAggregate::Add(const v1::Attempt& a) {
+  ++total_attempts_;
+  if (!a.ok()) ++failed_attempts_;
+  if (a.reference()) return;
+  auto it = index_.find(a.config_key());
+  if (it == index_.end()) return;
+  Entry& e = entries_[it->second];
+  ConfigResult* c = &e.base;
+  ++c->attempts;
+  c->nodes.insert(a.node());
+  if (!a.ok()) {
+    ++c->failed_attempts;
+    c->failures_by_class[ClassName(a.failure_class())]++;
+    if (!e.any_failure || e.attempt_failure_class.empty()) {
+      e.attempt_failure_class = ClassName(a.failure_class());
+      e.attempt_failure_detail = a.failure_detail();
+    }
+    e.any_failure = true;
+    return;  // a failed attempt changes no summary
+  }
+  ++c->ok_attempts;
+  if (!a.fingerprint().empty()) c->fingerprints.insert(a.fingerprint());
+  std::map<std::string, std::vector<double>> by_metric;
+  for (const auto& s : a.samples()) {
+    if (!std::isfinite(s.value())) continue;
+    by_metric[s.metric()].push_back(s.value());
+  }
+  if (by_metric.count(primary_) > 0) e.primary_nodes.push_back(a.node());
+  for (auto& [metric, xs] : by_metric) e.raw[metric].push_back(std::move(xs));
+  total_samples_ += a.samples_size();
+  if (!e.dirty) ++dirty_count_;
+  e.dirty = true;
+}
+
+// `summaries`: the raw metrics changed; `corrected`: the corrected primary must be redone.
+void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, bool applied,
+                                   const std::map<std::string, double>& divisors) {
+  const uint64_t cseed = Fnv1a64(e->base.key, options_.seed);
+  if (summaries) {
+    ConfigResult c;  // CheckBounds reads metrics and writes the bound fields
+    for (const auto& [metric, execs] : e->raw) {
+      const bool primary = metric == primary_;
+      c.metrics[metric] = Summarize(execs, cseed, primary ? options_.resamples : 500);
+    }
+    auto p = c.metrics.find(primary_);
+    e->raw_primary = p != c.metrics.end() ? p->second : MetricSummary{};
+    CheckBounds(spec_, &c);
+    e->metrics = std::move(c.metrics);
+    e->violates_bound = c.violates_bound;
+    e->bound_violations = std::move(c.bound_violations);
+  }
+  if (corrected) {
+    Executions corr;
+    auto raw = e->raw.find(primary_);
+    if (raw != e->raw.end()) {
+      corr.reserve(raw->second.size());
+      for (size_t j = 0; j < raw->second.size(); ++j) {
+        auto d = divisors.find(e->primary_nodes[j]);
+        const double div = d == divisors.end() ? 1.0 : d->second;
+        std::vector<double> xs = raw->second[j];
+        for (double& x : xs) x /= div;
+        corr.push_back(std::move(xs));
+      }
+    }
+    e->log_medians = LogMedians(corr);
+    e->primary = applied ? Summarize(corr, cseed, options_.resamples) : e->raw_primary;
+  }
+}
+
+ConfigResult IncrementalAggregate::Materialize(const Entry& e) const {
+  ConfigResult c = e.base;
+  if (e.any_failure) {
+    c.failure_class = e.attempt_failure_class;
+    c.failure_detail = e.attempt_failure_detail;
+  }
+  if (e.record_infeasible && (!e.record_failure_class.empty() || !e.any_failure)) {
+    c.failure_class = e.record_failure_class;
+    c.failure_detail = e.record_failure_detail;
+  }
+  c.metrics = e.metrics;
+  c.raw_primary = e.raw_primary;
+  c.primary = e.primary;
+  c.violates_bound = e.violates_bound;
+  c.bound_violations = e.bound_violations;
+  return c;
+}
+
+SweepResult IncrementalAggregate::Result(const std::vector<v1::Attempt>& attempts) {
+  const AggregateOptions& options = options_;
+  const uint64_t seed = options.seed;
+  SweepResult out;
+  out.sweep = spec_.name;
+  out.metric = primary_;
+  const bool minimize = spec_.primary_metric().goal == Goal::kMinimize;
+  out.goal = minimize ? "minimize" : "maximize";
+
+  NodeEffectsResult ne = EstimateNodeEffects(attempts, out.metric, seed);
+  if (!options.remove_node_effects && ne.applied) {
+    ne.applied = false;
+    ne.method = "none";
+    ne.note = "node-effect removal disabled";
+    for (auto& [node, d] : ne.divisors) d = 1.0;
+    for (auto& e : ne.nodes) e.applied = false;
+  }
+  out.node_effects = ne.nodes;
+  out.node_effects_applied = ne.applied;
+  out.node_effects_method = ne.method;
+  out.node_effects_note = ne.note;
+  for (const auto& w : ne.warnings) out.warnings.push_back(w);
+  out.total_attempts = total_attempts_;
+  out.failed_attempts = failed_attempts_;
+  out.total_samples = total_samples_;
+
+  const bool divisors_changed =
+      !have_divisors_ || ne.divisors != divisors_ || ne.applied != applied_;
+  std::vector<std::vector<double>> unranked_log_medians;
+  unranked_log_medians.reserve(entries_.size());
+  out.configs.reserve(entries_.size());
+  std::vector<Entry*> stale;
+  for (Entry& e : entries_) {
+    if (e.dirty || divisors_changed) stale.push_back(&e);
+  }
+  // Configurations are independent (each has its own seed): any split gives the same result.
+  auto refresh = [&](size_t begin, size_t end) {
+    for (size_t i = begin; i < end; ++i) {
+      Refresh(stale[i], stale[i]->dirty, true, ne.applied, ne.divisors);
+      stale[i]->dirty = false;
+    }
+  };
+  const size_t threads =
+      std::min(stale.size() / 64 + 1, static_cast<size_t>(std::max(1, options.threads)));
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) {
+    pool.emplace_back(refresh, stale.size() * t / threads, stale.size() * (t + 1) / threads);
+  }
+  refresh(0, stale.size() / threads);
+  for (auto& th : pool) th.join();
+  for (Entry& e : entries_) {
+    out.configs.push_back(Materialize(e));
+    unranked_log_medians.push_back(e.log_medians);
+    const ConfigResult& c = out.configs.back();
+    if (c.fingerprints.size() > 1) {
+      out.warnings.push_back("configuration " + c.key + " reported " +
+                             std::to_string(c.fingerprints.size()) +
+                             " different fingerprints across its attempts");
+    }
+    if (c.status == ConfigOutcome::kDone || c.status == ConfigOutcome::kEliminated) {
+      ++out.done;
+    } else if (c.status == ConfigOutcome::kInfeasible) {
+      ++out.infeasible;
+    } else {
+      ++out.unfinished;
+    }
+  }
+  dirty_count_ = 0;
+  have_divisors_ = true;
+  divisors_ = ne.divisors;
+  applied_ = ne.applied;
+
+  CheckMetricsArrived(spec_, &out);
+
+  // Rank: configurations with samples (and within bounds) first, by (corrected) median.
+  auto rankable = [](const ConfigResult& c) { return c.primary.n > 0 && !c.violates_bound; };
+  std::vector<size_t> order(out.configs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t ia, size_t ib) {
+    const ConfigResult& a = out.configs[ia];
+    const ConfigResult& b = out.configs[ib];
+    if (rankable(a) != rankable(b)) return rankable(a);
+    if (!rankable(a)) return a.key < b.key;
+    return minimize ? a.primary.median < b.primary.median : a.primary.median > b.primary.median;
+  });
+  std::vector<std::vector<double>> log_medians;
+  {
+    std::vector<ConfigResult> ranked;
+    for (size_t i : order) {
+      ranked.push_back(std::move(out.configs[i]));
+      log_medians.push_back(std::move(unranked_log_medians[i]));
+    }
+    out.configs = std::move(ranked);
+  }
+  size_t n_ranked = 0;
+  while (n_ranked < out.configs.size() && rankable(out.configs[n_ranked])) ++n_ranked;
+
+  RunAudits(spec_, log_medians, options, &out);
+  WarmStateOptions wso;
+  wso.seed = seed;
+  out.warm_state = AuditWarmState(attempts, out.metric, wso);
+  for (const auto* t : {&out.warm_state.first_vs_later, &out.warm_state.drift}) {
+    if (t->verdict != "differs") continue;
+    const bool first = t == &out.warm_state.first_vs_later;
+    // first: a = the first execution, b = later ones; drift: a = early, b = late.
+    const double percent = 100 * (first ? 1 / (1 + t->change) - 1 : t->change);
+    out.warnings.push_back(Fmt(first ? "warm state: the first execution of a session measures "
+                                       "%+.1f%% against later ones (p = %.2g): prepare must warm "
+                                       "up what the timing needs"
+                                     : "warm state: executions drift %+.1f%% over a session's "
+                                       "life (p = %.2g): recycle sessions sooner "
+                                       "(session.max_executions)",
+                               percent, t->p_value));
+  }
+
+  WinnerOptions wo;
+  wo.family_alpha = options.winner_alpha;
+  wo.looks = spec_.repetitions.max > spec_.repetitions.min ? 2 : 1;
+  out.winner_rule = WinnerRule(wo.family_alpha, wo.looks);
+  DecideWinner(log_medians, n_ranked, minimize, wo, &out);
+  if (out.unfinished > 0) {
+    out.warnings.push_back(std::to_string(out.unfinished) + " configurations are unfinished");
+  }
+  return out;
+}
+
+}  // namespace fleetsweep

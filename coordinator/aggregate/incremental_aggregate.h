@@ -1,0 +1,88 @@
+// IncrementalAggregate: Aggregate (aggregator.h) kept up to date attempt by attempt, so that a
+// running sweep's live audits recompute only what changed (issue 16).
+//
+// Add counts one attempt into its configuration (O(its samples)) and marks that configuration
+// dirty. Result recomputes the per-configuration summaries (median, MAD, hierarchical bootstrap
+// CI of every metric, bounds, log execution medians) of the dirty configurations only, and of
+// every configuration when the node-effect divisors changed (the corrected primary metric depends
+// on them: in a multi-node sweep whose node effects are applied, a change in the estimated
+// effects recomputes every corrected summary). The sweep-wide steps (node effects, ranking,
+// audits, warm state, winner) run in full on every Result: they are O(attempts) or
+// O(configurations) but carry no per-configuration bootstrap.
+//
+// Equality: Result after adding attempts a_1..a_n, in any batches, with any interleaving of
+// Result calls and UpdateRecord, equals Aggregate(spec, records, {a_1..a_n}, options) where
+// `records` are the latest records given (incremental_aggregate_test checks it). Aggregate itself
+// is one IncrementalAggregate fed every attempt and asked once.
+//
+// Errors: none (as Aggregate). Ownership: borrows the spec (must outlive it); copies what it
+// needs from records and attempts. Not thread-safe: one thread calls everything.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "common/space/spec.h"
+#include "coordinator/aggregate/aggregator.h"
+#include "coordinator/aggregate/sweep_result.h"
+#include "fleetsweep/v1/data.pb.h"
+
+namespace fleetsweep {
+
+class IncrementalAggregate {
+ public:
+  // `records`: one per configuration (their order is the order of unranked output).
+  IncrementalAggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>& records,
+                       AggregateOptions options);
+
+  // Counts `a` (reference attempts and those of unknown configurations count only in the
+  // sweep's totals, as in Aggregate).
+  void Add(const v1::Attempt& a);
+  // The configuration's new state (done, infeasible and its failure); unknown keys are ignored.
+  void UpdateRecord(const v1::ConfigRecord& r);
+  // The aggregate of everything added. `attempts` must be every attempt given to Add, in the
+  // same order (node effects and the warm-state audit read them all).
+  SweepResult Result(const std::vector<v1::Attempt>& attempts);
+
+  // Configurations whose summaries the next Result recomputes (without a node-effect change).
+  int64_t dirty() const { return dirty_count_; }
+  int64_t configurations() const { return static_cast<int64_t>(entries_.size()); }
+
+ private:
+  using Executions = std::vector<std::vector<double>>;
+  struct Entry {
+    ConfigResult base;  // key, params, status, counts, nodes, fingerprints, failures by class
+    bool record_infeasible = false;
+    std::string record_failure_class, record_failure_detail;
+    bool any_failure = false;
+    std::string attempt_failure_class, attempt_failure_detail;  // Aggregate's first-failure rule
+    std::map<std::string, Executions> raw;                      // metric -> executions
+    std::vector<std::string> primary_nodes;  // the node of each raw[primary] execution
+    // Cached summaries (valid when !dirty).
+    bool dirty = true;
+    std::map<std::string, MetricSummary> metrics;
+    MetricSummary raw_primary, primary;
+    bool violates_bound = false;
+    std::vector<std::string> bound_violations;
+    std::vector<double> log_medians;  // of the corrected primary executions
+  };
+  void Refresh(Entry* e, bool summaries, bool corrected, bool applied,
+               const std::map<std::string, double>& divisors);
+  ConfigResult Materialize(const Entry& e) const;
+
+  const SweepSpec& spec_;
+  AggregateOptions options_;
+  std::string primary_;
+  std::vector<Entry> entries_;
+  std::unordered_map<std::string, size_t> index_;
+  int64_t dirty_count_ = 0;
+  int64_t total_attempts_ = 0, failed_attempts_ = 0, total_samples_ = 0;
+  bool have_divisors_ = false;  // the cached corrected summaries used these:
+  std::map<std::string, double> divisors_;
+  bool applied_ = false;
+};
+
+}  // namespace fleetsweep

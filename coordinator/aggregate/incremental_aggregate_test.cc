@@ -1,0 +1,181 @@
+// IncrementalAggregate == Aggregate: random sweeps (two nodes with a node effect, a reference
+// configuration, failures, NaN samples, a bounded second metric, records that change state) fed
+// in random batches; after every batch the incremental result must equal a full Aggregate over
+// the same attempts and the latest records, field for field (compared as results.json).
+#include "coordinator/aggregate/incremental_aggregate.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "common/stats/rng.h"
+#include "coordinator/aggregate/results_writer.h"
+
+namespace fleetsweep {
+namespace {
+
+SweepSpec Spec() {
+  auto s = ParseSpecText(
+      "sweep: inc\nparameters:\n  A: {values: [1, 2, 3]}\n  B: {values: [x, y]}\n"
+      "metrics:\n  - {name: time_ms, goal: minimize}\n  - {name: mem, goal: minimize, max: 1.05}\n"
+      "reference: {A: 1, B: x}\n",
+      "<test>");
+  EXPECT_TRUE(s.ok()) << s.status().message();
+  return *s;
+}
+
+struct Sweep {
+  std::vector<v1::ConfigRecord> records;
+  std::vector<double> truth;  // per configuration
+};
+
+Sweep Records() {
+  Sweep s;
+  for (int a = 1; a <= 3; ++a) {
+    for (const char* b : {"x", "y"}) {
+      v1::ConfigRecord r;
+      r.set_config_key("A=" + std::to_string(a) + ",B=" + b);
+      (*r.mutable_params())["A"] = std::to_string(a);
+      (*r.mutable_params())["B"] = b;
+      r.set_state(v1::CONFIG_STATE_PENDING);
+      s.records.push_back(r);
+      s.truth.push_back(10 + a + (b[0] == 'y' ? 0.5 : 0));
+    }
+  }
+  return s;
+}
+
+int Pick(stats::Rng* rng, int n) { return std::min(n - 1, static_cast<int>(rng->Uniform01() * n)); }
+
+v1::Attempt RandomAttempt(const Sweep& sweep, stats::Rng* rng, int seq) {
+  v1::Attempt a;
+  const bool reference = rng->Uniform01() < 0.2;
+  const int c = reference ? 0 : Pick(rng, static_cast<int>(sweep.records.size()));
+  const bool slow = rng->Uniform01() < 0.5;
+  a.set_config_key(sweep.records[c].config_key());
+  a.set_attempt_id("a" + std::to_string(seq));
+  a.set_node(slow ? "slow" : "fast");
+  a.set_reference(reference);
+  a.set_started_unix_ms(1000 + seq);
+  a.set_ok(rng->Uniform01() < 0.85);
+  if (!a.ok()) {
+    a.set_failure_class(rng->Uniform01() < 0.5 ? v1::FAILURE_CLASS_TIMEOUT
+                                               : v1::FAILURE_CLASS_EXIT_CODE);
+    a.set_failure_detail("detail " + std::to_string(seq));
+    return a;
+  }
+  // A changes the fingerprint, B does not (so B is "not injected").
+  a.set_fingerprint("fp" + sweep.records[c].params().at("A"));
+  const double exec = sweep.truth[c] * (slow ? 1.2 : 1.0) * (1 + 0.01 * (rng->Uniform01() - 0.5));
+  const int n = 1 + Pick(rng, 4);
+  for (int i = 0; i < n; ++i) {
+    auto* s = a.add_samples();
+    s->set_metric("time_ms");
+    s->set_value(rng->Uniform01() < 0.03 ? NAN : exec * (1 + 0.004 * (rng->Uniform01() - 0.5)));
+  }
+  if (rng->Uniform01() < 0.7) {
+    auto* s = a.add_samples();
+    s->set_metric("mem");
+    s->set_value(0.9 + 0.2 * rng->Uniform01());
+  }
+  return a;
+}
+
+void RandomRecordChange(Sweep* sweep, stats::Rng* rng, IncrementalAggregate* inc) {
+  v1::ConfigRecord& r = sweep->records[Pick(rng, static_cast<int>(sweep->records.size()))];
+  const double u = rng->Uniform01();
+  if (u < 0.4) {
+    r.set_state(v1::CONFIG_STATE_DONE);
+  } else if (u < 0.6) {
+    r.set_state(v1::CONFIG_STATE_INFEASIBLE);
+    r.set_last_failure(v1::FAILURE_CLASS_TIMEOUT);
+    r.set_last_failure_detail("gave up");
+  } else if (u < 0.8) {
+    r.set_state(v1::CONFIG_STATE_LEASED);
+  } else {
+    r.set_state(v1::CONFIG_STATE_DONE);
+    r.set_eliminated(true);
+  }
+  inc->UpdateRecord(r);
+}
+
+TEST(IncrementalAggregate, EqualsAFullAggregateAfterEveryRandomBatch) {
+  const SweepSpec spec = Spec();
+  AggregateOptions options;
+  options.resamples = 200;
+  int batches = 0, applied = 0, ranked_changes = 0;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    stats::Rng rng(seed);
+    options.seed = seed;
+    options.remove_node_effects = seed % 4 != 0;
+    Sweep sweep = Records();
+    IncrementalAggregate inc(spec, sweep.records, options);
+    EXPECT_EQ(inc.dirty(), 6);
+    std::vector<v1::Attempt> all;
+    std::string previous_best;
+    const int total = 40 + Pick(&rng, 120);
+    while (static_cast<int>(all.size()) < total) {
+      const int batch = 1 + Pick(&rng, 15);
+      std::set<std::string> touched;
+      for (int i = 0; i < batch; ++i) {
+        all.push_back(RandomAttempt(sweep, &rng, static_cast<int>(all.size())));
+        inc.Add(all.back());
+        const v1::Attempt& a = all.back();
+        if (a.ok() && !a.reference() && a.samples_size() > 0) touched.insert(a.config_key());
+      }
+      if (rng.Uniform01() < 0.3) RandomRecordChange(&sweep, &rng, &inc);
+      // Only the configurations with new counted (ok) attempts are recomputed (all of them
+      // before the first Result).
+      EXPECT_EQ(inc.dirty(), all.size() == static_cast<size_t>(batch)
+                                 ? 6
+                                 : static_cast<int64_t>(touched.size()));
+      SweepResult got = inc.Result(all);
+      EXPECT_EQ(inc.dirty(), 0);
+      AggregateOptions threaded = options;  // the final path splits the work over threads
+      threaded.threads = 3;
+      SweepResult want = Aggregate(spec, sweep.records, all, threaded);
+      ASSERT_EQ(ResultsToJson(got).dump(1), ResultsToJson(want).dump(1))
+          << "seed " << seed << " after " << all.size() << " attempts";
+      ++batches;
+      if (got.node_effects_applied) ++applied;
+      if (!got.configs.empty() && got.configs[0].key != previous_best) ++ranked_changes;
+      previous_best = got.configs.empty() ? "" : got.configs[0].key;
+    }
+  }
+  // The comparison covered both node-effect paths and a changing ranking.
+  EXPECT_GT(batches, 50);
+  EXPECT_GT(applied, 0);
+  EXPECT_LT(applied, batches);
+  EXPECT_GT(ranked_changes, 8);
+}
+
+TEST(IncrementalAggregate, FailedAndReferenceAttemptsDirtyNothing) {
+  const SweepSpec spec = Spec();
+  Sweep sweep = Records();
+  IncrementalAggregate inc(spec, sweep.records, AggregateOptions{});
+  std::vector<v1::Attempt> all;
+  (void)inc.Result(all);
+  EXPECT_EQ(inc.dirty(), 0);
+  v1::Attempt failed;
+  failed.set_config_key(sweep.records[2].config_key());
+  failed.set_ok(false);
+  failed.set_failure_class(v1::FAILURE_CLASS_TIMEOUT);
+  v1::Attempt reference;
+  reference.set_config_key(sweep.records[0].config_key());
+  reference.set_ok(true);
+  reference.set_reference(true);
+  reference.add_samples()->set_metric("time_ms");
+  for (const auto& a : {failed, reference}) {
+    all.push_back(a);
+    inc.Add(a);
+  }
+  EXPECT_EQ(inc.dirty(), 0);
+  SweepResult r = inc.Result(all);
+  EXPECT_EQ(r.total_attempts, 2);
+  EXPECT_EQ(r.failed_attempts, 1);
+  EXPECT_EQ(ResultsToJson(r).dump(), ResultsToJson(Aggregate(spec, sweep.records, all)).dump());
+}
+
+}  // namespace
+}  // namespace fleetsweep

@@ -1,0 +1,21 @@
+// CheckMetricsArrived: the metrics a spec names must be the metrics the benchmark reports.
+//
+//  * The primary metric never reported by any successful attempt (a typo such as `time_msec`
+//    for `time_ms`): the sweep is invalid, and the reason names the metrics that did arrive.
+//  * A metric with a bound (max/min) that a configuration with successful attempts never
+//    reported: that configuration violates its bound ("never reported", so it cannot win); when
+//    no configuration reported it at all, the sweep is invalid too (the bound was never
+//    enforced).
+//
+// Reads and updates `result` (configs' metrics, ok_attempts, violates_bound, bound_violations;
+// valid, invalid_reasons). Called by Aggregate before ranking. Never fails.
+#pragma once
+
+#include "common/space/spec.h"
+#include "coordinator/aggregate/sweep_result.h"
+
+namespace fleetsweep {
+
+void CheckMetricsArrived(const SweepSpec& spec, SweepResult* result);
+
+}  // namespace fleetsweep

@@ -1,0 +1,287 @@
+#include "coordinator/aggregate/node_effects.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <set>
+
+#include "common/stats/descriptive.h"
+#include "common/stats/rank_tests.h"
+#include "common/stats/rng.h"
+
+namespace fleetsweep {
+namespace {
+
+std::vector<double> MetricSamples(const v1::Attempt& a, const std::string& metric) {
+  std::vector<double> xs;
+  for (const auto& s : a.samples()) {
+    if (s.metric() == metric && std::isfinite(s.value())) xs.push_back(s.value());
+  }
+  return xs;
+}
+
+// One execution in the all-data fit: its row (configuration), column (node) and log median.
+struct Obs {
+  int row = 0, col = 0;
+  double y = 0;
+};
+
+// Alternating medians: row[r] = median(y - col), col[c] = median(y - row), col centred on its
+// median. Returns the column effects.
+std::vector<double> FitColumns(const std::vector<Obs>& obs, int rows, int cols, int iterations,
+                               std::vector<double>* row_out = nullptr) {
+  std::vector<double> row(rows, 0.0), col(cols, 0.0), prev(cols, 0.0);
+  std::vector<std::vector<double>> by_row(rows), by_col(cols);
+  for (int it = 0; it < iterations; ++it) {
+    for (auto& v : by_row) v.clear();
+    for (const auto& o : obs) by_row[o.row].push_back(o.y - col[o.col]);
+    for (int r = 0; r < rows; ++r) {
+      if (!by_row[r].empty()) row[r] = stats::MedianInPlace(&by_row[r]);
+    }
+    for (auto& v : by_col) v.clear();
+    for (const auto& o : obs) by_col[o.col].push_back(o.y - row[o.row]);
+    for (int c = 0; c < cols; ++c) {
+      if (!by_col[c].empty()) col[c] = stats::MedianInPlace(&by_col[c]);
+    }
+    std::vector<double> tmp = col;
+    const double centre = stats::MedianInPlace(&tmp);
+    double moved = 0;
+    for (int c = 0; c < cols; ++c) {
+      moved = std::max(moved, std::fabs(col[c] - centre - prev[c]));
+      col[c] -= centre;
+    }
+    prev = col;
+    if (moved < 1e-12) break;  // converged
+  }
+  if (row_out) *row_out = row;
+  return col;
+}
+
+// True when every node is linked to every other through configurations measured on both.
+bool Connected(const std::vector<Obs>& obs, int rows, int cols) {
+  std::vector<int> parent(cols);
+  std::iota(parent.begin(), parent.end(), 0);
+  auto find = [&](int x) {
+    while (parent[x] != x) x = parent[x] = parent[parent[x]];
+    return x;
+  };
+  std::vector<int> first(rows, -1);
+  for (const auto& o : obs) {
+    if (first[o.row] < 0) first[o.row] = o.col;
+    parent[find(o.col)] = find(first[o.row]);
+  }
+  for (int c = 1; c < cols; ++c) {
+    if (find(c) != find(0)) return false;
+  }
+  return true;
+}
+
+// The all-data fit with residual-bootstrap CIs; fills effect, ci_low/high, executions.
+bool FitAllData(const std::vector<v1::Attempt>& attempts, const std::string& metric, uint64_t seed,
+                const NodeEffectsOptions& options, std::vector<NodeEffect>* nodes) {
+  std::map<std::string, int> col;
+  for (size_t i = 0; i < nodes->size(); ++i) col[(*nodes)[i].node] = static_cast<int>(i);
+  std::map<std::string, std::set<int>> row_nodes;
+  std::vector<std::pair<std::string, Obs>> raw;
+  for (const auto& a : attempts) {
+    if (!a.ok()) continue;
+    auto it = col.find(a.node());
+    if (it == col.end()) continue;
+    auto xs = MetricSamples(a, metric);
+    if (xs.empty()) continue;
+    const double m = stats::MedianOf(xs);
+    if (!(m > 0)) continue;
+    raw.push_back({a.config_key(), Obs{0, it->second, std::log(m)}});
+    row_nodes[a.config_key()].insert(it->second);
+  }
+  std::map<std::string, int> row;
+  std::vector<Obs> obs;
+  for (auto& [key, o] : raw) {
+    if (row_nodes[key].size() < 2) continue;  // a row on one node says nothing about nodes
+    auto ins = row.emplace(key, static_cast<int>(row.size()));
+    o.row = ins.first->second;
+    obs.push_back(o);
+    (*nodes)[o.col].executions++;
+  }
+  const int rows = static_cast<int>(row.size()), cols = static_cast<int>(nodes->size());
+  for (const auto& n : *nodes) {
+    if (n.executions == 0) return false;
+  }
+  if (rows == 0 || !Connected(obs, rows, cols)) return false;
+  std::vector<double> row_fit;
+  const std::vector<double> fit = FitColumns(obs, rows, cols, options.iterations, &row_fit);
+  std::vector<double> resid;
+  for (const auto& o : obs) resid.push_back(o.y - row_fit[o.row] - fit[o.col]);
+  const double e = static_cast<double>(obs.size()), p = rows + cols - 1;
+  if (e - p < std::max(3, cols)) return false;  // too few residual degrees of freedom
+  const double scale = std::sqrt(e / (e - p));
+  stats::Rng rng(seed);
+  std::vector<std::vector<double>> draws(cols);
+  std::vector<Obs> star = obs;
+  // Bounded cost for very large sweeps: about 2e7 element visits, at least 50 rounds.
+  const int rounds =
+      std::max(50, std::min(options.resamples,
+                            static_cast<int>(2e7 / (static_cast<double>(options.iterations) * e))));
+  for (int b = 0; b < rounds; ++b) {
+    for (size_t i = 0; i < obs.size(); ++i) {
+      star[i].y = obs[i].y - resid[i] +
+                  scale * resid[rng.UniformIndex(static_cast<uint32_t>(resid.size()))];
+    }
+    const std::vector<double> c = FitColumns(star, rows, cols, options.iterations);
+    for (int j = 0; j < cols; ++j) draws[j].push_back(c[j]);
+  }
+  for (int j = 0; j < cols; ++j) {
+    NodeEffect& n = (*nodes)[j];
+    n.effect = std::exp(fit[j]);
+    n.ci_low = std::exp(stats::QuantileInPlace(&draws[j], 0.025));
+    n.ci_high = std::exp(stats::QuantileInPlace(&draws[j], 0.975));
+  }
+  return true;
+}
+
+// Reference-only effects and drift, per node, from the reference attempts.
+void ReferenceEffects(const std::vector<v1::Attempt>& attempts, const std::string& metric,
+                      const NodeEffectsOptions& options, std::vector<NodeEffect>* nodes,
+                      std::vector<std::string>* warnings) {
+  std::map<std::string,
+           std::vector<std::pair<std::pair<int64_t, std::string>, std::vector<double>>>>
+      refs;
+  for (const auto& a : attempts) {
+    if (!a.ok() || !a.reference()) continue;
+    auto xs = MetricSamples(a, metric);
+    if (!xs.empty()) refs[a.node()].push_back({{a.started_unix_ms(), a.attempt_id()}, xs});
+  }
+  std::map<std::string, double> medians;
+  for (auto& [node, list] : refs) {
+    std::sort(list.begin(), list.end());
+    std::vector<double> all;
+    for (const auto& [when, xs] : list) all.insert(all.end(), xs.begin(), xs.end());
+    medians[node] = stats::MedianOf(all);
+  }
+  std::vector<double> meds;
+  for (const auto& [node, m] : medians) meds.push_back(m);
+  const double pooled = meds.empty() ? NAN : stats::MedianOf(meds);
+  for (auto& e : *nodes) {
+    auto it = refs.find(e.node);
+    if (it == refs.end()) continue;
+    e.reference_attempts = static_cast<int>(it->second.size());
+    for (const auto& [when, xs] : it->second)
+      e.reference_samples += static_cast<int64_t>(xs.size());
+    if (pooled > 0) e.reference_effect = medians[e.node] / pooled;
+    const size_t k = it->second.size();
+    if (k < 2) continue;
+    std::vector<double> early, late;
+    for (size_t i = 0; i < k; ++i) {
+      auto& dst = i < k / 2 ? early : late;
+      dst.insert(dst.end(), it->second[i].second.begin(), it->second[i].second.end());
+    }
+    auto mw = stats::MannWhitneyU(early, late);
+    if (!mw.ok()) continue;
+    e.drift_tested = true;
+    e.drift_p = mw->p_value;
+    const double me = stats::MedianOf(early);
+    e.drift_change = me != 0 ? stats::MedianOf(late) / me - 1 : NAN;
+    e.drift =
+        e.drift_p < options.drift_alpha && std::fabs(e.drift_change) > options.drift_min_change;
+    if (e.drift) {
+      char b[200];
+      std::snprintf(b, sizeof b,
+                    "node %s drifted: its reference moved %+.1f%% between early and late "
+                    "measurements (Mann-Whitney p = %.2g)",
+                    e.node.c_str(), 100 * e.drift_change, e.drift_p);
+      warnings->push_back(b);
+    }
+  }
+}
+
+std::string Pct(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.1f%%", 100 * x);
+  return b;
+}
+
+// Why the effects must not be applied ("" when they may).
+std::string RefuseReason(const std::vector<NodeEffect>& nodes, const NodeEffectsOptions& o) {
+  bool clear = false;
+  for (const auto& e : nodes) {
+    if ((e.ci_low > 1 || e.ci_high < 1) && std::fabs(e.effect - 1) >= o.min_effect) clear = true;
+  }
+  if (!clear) {
+    return "no node's effect is distinguishable from 1 (95% CI) by at least " + Pct(o.min_effect) +
+           ": samples not corrected";
+  }
+  for (const auto& e : nodes) {
+    const double half = (std::log(e.ci_high) - std::log(e.ci_low)) / 2;
+    if (!(half <= o.max_log_half_width)) {
+      return "node " + e.node + "'s effect is not well determined (CI half-width " + Pct(half) +
+             " > " + Pct(o.max_log_half_width) + "): samples not corrected";
+    }
+  }
+  for (const auto& e : nodes) {
+    if (!std::isfinite(e.reference_effect)) continue;
+    const bool clearly_slow = e.ci_low > 1, clearly_fast = e.ci_high < 1;
+    if ((clearly_slow && e.reference_effect < 1 - o.min_effect) ||
+        (clearly_fast && e.reference_effect > 1 + o.min_effect)) {
+      char b[240];
+      std::snprintf(b, sizeof b,
+                    "node %s: the reference alone says %.3f, all data say %.3f [%.3f, %.3f]: "
+                    "inconsistent, samples not corrected",
+                    e.node.c_str(), e.reference_effect, e.effect, e.ci_low, e.ci_high);
+      return b;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+NodeEffectsResult EstimateNodeEffects(const std::vector<v1::Attempt>& attempts,
+                                      const std::string& metric, uint64_t seed,
+                                      const NodeEffectsOptions& options) {
+  NodeEffectsResult out;
+  out.method = "none";
+  std::set<std::string> names;
+  for (const auto& a : attempts) {
+    if (a.ok()) names.insert(a.node());
+  }
+  for (const auto& n : names) {
+    NodeEffect e;
+    e.node = n;
+    out.nodes.push_back(e);
+    out.divisors[n] = 1.0;
+  }
+  ReferenceEffects(attempts, metric, options, &out.nodes, &out.warnings);
+  if (names.size() < 2) {
+    out.note = "one node: no node effects to remove";
+    return out;
+  }
+  if (!FitAllData(attempts, metric, seed * 0x9E3779B97F4A7C15ULL + 1, options, &out.nodes)) {
+    for (auto& e : out.nodes) e.effect = e.ci_low = e.ci_high = NAN;
+    out.note =
+        "too few executions of configurations measured on several nodes link the nodes: "
+        "node effects were not estimated or removed";
+    out.warnings.push_back(
+        "several nodes, but too few executions of configurations measured on "
+        "several nodes to estimate node effects: they are not removed");
+    return out;
+  }
+  const std::string refuse = RefuseReason(out.nodes, options);
+  if (!refuse.empty()) {
+    out.note = refuse;
+    if (refuse.find("inconsistent") != std::string::npos) out.warnings.push_back(refuse);
+    return out;
+  }
+  out.applied = true;
+  out.method = "all_data";
+  out.note =
+      "primary-metric samples divided by their node's effect (all-data fit: clearly "
+      "non-zero, well determined, consistent with the reference)";
+  for (auto& e : out.nodes) {
+    out.divisors[e.node] = e.effect;
+    e.applied = true;
+  }
+  return out;
+}
+
+}  // namespace fleetsweep

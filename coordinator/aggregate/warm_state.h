@@ -1,0 +1,38 @@
+// Warm-state audit: a fresh process per execution was a guarantee that no execution measured the
+// state another one left behind. Persistent sessions trade that guarantee for speed, so the sweep
+// checks it instead (docs/honest-measurement.md "Warm state"):
+//
+//   first vs later  does the first execution of a session (position 1: cold caches, first
+//                   allocations, lazy initialisation) measure differently from the later ones?
+//   drift           do later executions drift over a session's life (early half vs late half of
+//                   the positions >= 2: leaks, fragmentation, thermal state)?
+//
+// Both are block permutation tests (common/stats/block_permutation.h) of log execution medians of
+// the primary metric, with the position labels re-dealt within blocks of executions that share a
+// configuration and a node, so configuration and node effects cancel and the test holds its
+// level whatever the design. An execution without `session.position` info is left out. A test
+// whose design cannot reach alpha (e.g. one session for the whole sweep: one first execution) is
+// "inconclusive", never "no difference".
+//
+// Pure function, deterministic (seeded), never fails. Thread-safety: pure.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "coordinator/aggregate/sweep_result.h"
+#include "fleetsweep/v1/wire.pb.h"
+
+namespace fleetsweep {
+
+struct WarmStateOptions {
+  double alpha = 0.01;  // per test; a warning is raised only when a test says "differs"
+  int resamples = 4000;
+  uint64_t seed = 1;
+};
+
+WarmStateAudit AuditWarmState(const std::vector<v1::Attempt>& attempts, const std::string& metric,
+                              const WarmStateOptions& options = {});
+
+}  // namespace fleetsweep

@@ -1,0 +1,141 @@
+// The warm-state audit by its error rates on simulated sweeps with known truths: no false
+// "differs" beyond its level when sessions change nothing, and planted first-execution penalties
+// and drifts found.
+#include "coordinator/aggregate/warm_state.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <random>
+
+namespace fleetsweep {
+namespace {
+
+struct Truth {
+  double first = 0;  // first execution of a session is (1 + first) times slower
+  double drift = 0;  // each position adds this share
+  int recycle = 8;   // session.max_executions
+  int slots = 2;
+};
+
+// 12 configurations x 6 executions in a random order over `slots` slots whose sessions recycle
+// after `recycle` executions; 3% log-normal noise; configuration effects up to 2x.
+std::vector<v1::Attempt> Simulate(const Truth& t, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> noise(0, 0.03);
+  std::vector<int> order;
+  for (int c = 0; c < 12; ++c) {
+    for (int e = 0; e < 6; ++e) order.push_back(c);
+  }
+  std::shuffle(order.begin(), order.end(), rng);
+  std::vector<int> done(t.slots, 0);
+  std::vector<v1::Attempt> out;
+  for (size_t i = 0; i < order.size(); ++i) {
+    const int slot = static_cast<int>(i % t.slots);
+    const int position = done[slot]++ % t.recycle + 1;
+    const int c = order[i];
+    double mean = (1 + c / 12.0) * (position == 1 ? 1 + t.first : 1) * (1 + t.drift * position);
+    v1::Attempt a;
+    a.set_config_key("c" + std::to_string(c));
+    a.set_node("n1");
+    a.set_ok(true);
+    (*a.mutable_info())["session.position"] = std::to_string(position);
+    for (int s = 0; s < 5; ++s) {
+      auto* x = a.add_samples();
+      x->set_metric("t");
+      x->set_value(mean * std::exp(noise(rng)));
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+WarmStateOptions Fast() {
+  WarmStateOptions o;
+  o.resamples = 999;
+  return o;
+}
+
+TEST(WarmStateTest, HoldsItsLevelWhenSessionsChangeNothing) {
+  int false_first = 0, false_drift = 0, tested = 0;
+  const int sweeps = 300;
+  for (int seed = 1; seed <= sweeps; ++seed) {
+    WarmStateOptions o = Fast();
+    o.seed = seed;
+    WarmStateAudit w = AuditWarmState(Simulate(Truth{}, seed), "t", o);
+    ASSERT_TRUE(w.persistent);
+    tested += w.first_vs_later.verdict != "inconclusive" && w.first_vs_later.verdict != "untested";
+    false_first += w.first_vs_later.verdict == "differs";
+    false_drift += w.drift.verdict == "differs";
+  }
+  EXPECT_GE(tested, sweeps * 9 / 10) << "the design should reach alpha";
+  // alpha = 1%: 3 expected of 300; 9 or more has probability < 0.5% under the level.
+  EXPECT_LE(false_first, 8);
+  EXPECT_LE(false_drift, 8);
+}
+
+TEST(WarmStateTest, FindsAPlantedFirstExecutionPenalty) {
+  int found = 0, drift_flagged = 0;
+  for (int seed = 1; seed <= 100; ++seed) {
+    WarmStateOptions o = Fast();
+    o.seed = seed;
+    WarmStateAudit w = AuditWarmState(Simulate(Truth{0.10, 0}, seed), "t", o);
+    if (w.first_vs_later.verdict == "differs") {
+      ++found;
+      EXPECT_GT(w.first_vs_later.change, -0.2);
+      EXPECT_LT(w.first_vs_later.change, 0) << "later executions are faster";
+    }
+    drift_flagged += w.drift.verdict == "differs";
+  }
+  EXPECT_GE(found, 90);
+  EXPECT_LE(drift_flagged, 5) << "a first-execution penalty is not a drift";
+}
+
+TEST(WarmStateTest, FindsAPlantedDrift) {
+  int found = 0;
+  for (int seed = 1; seed <= 100; ++seed) {
+    WarmStateOptions o = Fast();
+    o.seed = seed;
+    WarmStateAudit w = AuditWarmState(Simulate(Truth{0, 0.02, 8}, seed), "t", o);
+    if (w.drift.verdict == "differs") {
+      ++found;
+      EXPECT_GT(w.drift.change, 0) << "late executions are slower";
+    }
+  }
+  EXPECT_GE(found, 80);
+}
+
+TEST(WarmStateTest, OneShotAndSingleSessionAreNotCalledClean) {
+  Truth one_shot;
+  one_shot.recycle = 1;  // every execution is position 1
+  WarmStateAudit w = AuditWarmState(Simulate(one_shot, 1), "t");
+  EXPECT_FALSE(w.persistent);
+  EXPECT_EQ(w.first_vs_later.verdict, "untested");
+  EXPECT_FALSE(w.note.empty());
+  Truth single;
+  single.slots = 1;
+  single.recycle = 1000;  // one session for the whole sweep: one first execution
+  WarmStateAudit s = AuditWarmState(Simulate(single, 1), "t");
+  EXPECT_TRUE(s.persistent);
+  EXPECT_EQ(s.max_position, 72);
+  EXPECT_TRUE(s.first_vs_later.verdict == "inconclusive" || s.first_vs_later.verdict == "untested")
+      << s.first_vs_later.verdict;
+  EXPECT_NE(s.note.find("max_executions"), std::string::npos);
+}
+
+TEST(WarmStateTest, ExecutionsWithoutPositionOrSamplesAreLeftOut) {
+  std::vector<v1::Attempt> a = Simulate(Truth{}, 2);
+  v1::Attempt bare;
+  bare.set_config_key("c0");
+  bare.set_ok(true);
+  a.push_back(bare);  // no position, no samples
+  v1::Attempt failed = a[0];
+  failed.set_ok(false);
+  a.push_back(failed);
+  WarmStateAudit w = AuditWarmState(a, "t");
+  EXPECT_EQ(w.executions, 72);
+}
+
+}  // namespace
+}  // namespace fleetsweep

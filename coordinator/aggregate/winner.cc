@@ -1,0 +1,122 @@
+#include "coordinator/aggregate/winner.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/stats/rank_tests.h"
+#include "common/stats/t_test.h"
+
+namespace fleetsweep {
+namespace {
+
+constexpr double kPriorDfCap = 20;
+
+struct Group {
+  double n = 0, mean = NAN, var = 0;  // var: sample variance (0 with one value)
+};
+
+Group Describe(const std::vector<double>& xs) {
+  Group g;
+  g.n = static_cast<double>(xs.size());
+  if (xs.empty()) return g;
+  double s = 0;
+  for (double x : xs) s += x;
+  g.mean = s / g.n;
+  if (xs.size() > 1) {
+    double ss = 0;
+    for (double x : xs) ss += (x - g.mean) * (x - g.mean);
+    g.var = ss / (g.n - 1);
+  }
+  return g;
+}
+
+// Moderated Welch test (Smyth 2004): each side's variance is shrunk toward the variance pooled
+// over all ranked configurations with prior df nu0 = min(pooled df, 20), on nu0 + n - 1 df; the
+// Welch-Satterthwaite df of the difference. Two-sided p; 1 when it cannot be computed.
+double PairP(const Group& a, const Group& b, double pooled_var, double pooled_df) {
+  if (a.n < 2 || b.n < 2) return 1.0;
+  const double nu0 = std::min(pooled_df, kPriorDfCap);
+  auto moderated = [&](const Group& g, double* df) {
+    *df = nu0 + g.n - 1;
+    return (nu0 * pooled_var + (g.n - 1) * g.var) / *df;
+  };
+  double da = 0, db = 0;
+  const double va = moderated(a, &da) / a.n, vb = moderated(b, &db) / b.n;
+  const double se2 = va + vb;
+  const double diff = a.mean - b.mean;
+  if (!(se2 > 0)) return diff == 0 ? 1.0 : 0.0;
+  const double df = se2 * se2 / (va * va / da + vb * vb / db);
+  return std::min(1.0, 2.0 * stats::StudentTSf(std::fabs(diff) / std::sqrt(se2), df));
+}
+
+}  // namespace
+
+double ComparisonP(const std::vector<double>& a, const std::vector<double>& b, double pooled_var,
+                   double pooled_df) {
+  const double t = PairP(Describe(a), Describe(b), pooled_var, pooled_df);
+  double u = 1.0;
+  if (a.size() >= 2 && b.size() >= 2) {
+    auto mw = stats::MannWhitneyExactP(a, b);
+    if (mw.ok()) u = *mw;
+  }
+  return std::min(1.0, 2.0 * std::min(t, u));
+}
+
+double ComparisonAlpha(double family_alpha, int configurations, int looks) {
+  const double m = std::max(2, configurations);
+  return family_alpha / (m * (m - 1) / 2 * std::max(1, looks));
+}
+
+void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians, size_t ranked,
+                  bool minimize, const WinnerOptions& options, SweepResult* out) {
+  out->tied.clear();
+  out->winner = -1;
+  ranked = std::min({ranked, log_exec_medians.size(), out->configs.size()});
+  if (ranked == 0) return;
+  out->tied.push_back(0);
+  WinnerTest& t = out->winner_test;
+  t = WinnerTest{};
+  t.test = "t_on_log_execution_medians";
+  t.family_alpha = options.family_alpha;
+  t.looks = std::max(1, options.looks);
+  t.best_key = out->configs[0].key;
+  if (ranked < 2) return;
+  const double m = static_cast<double>(ranked);
+  t.comparisons = static_cast<int>(m * (m - 1) / 2);
+  t.comparison_alpha = ComparisonAlpha(options.family_alpha, static_cast<int>(ranked), t.looks);
+  double pooled_df = 0;
+  const std::vector<std::vector<double>> groups(log_exec_medians.begin(),
+                                                log_exec_medians.begin() + ranked);
+  const double pooled_var = stats::PooledVariance(groups, &pooled_df);
+  const Group best = Describe(log_exec_medians[0]);
+  bool all = true;
+  t.max_p = 0;
+  for (size_t j = 1; j < ranked; ++j) {
+    const Group other = Describe(log_exec_medians[j]);
+    const double p = ComparisonP(log_exec_medians[0], log_exec_medians[j], pooled_var, pooled_df);
+    const double diff = other.mean - best.mean;
+    ConfigResult& c = out->configs[j];
+    c.p_vs_best = p;
+    c.log_diff_vs_best = diff;
+    const bool better = minimize ? diff > 0 : diff < 0;
+    const bool separated = better && p <= t.comparison_alpha;
+    if (j == 1) {
+      t.runner_up_key = c.key;
+      t.runner_up_p = p;
+      t.runner_up_log_diff = diff;
+    }
+    if (p >= t.max_p) {
+      t.max_p = p;
+      t.weakest_key = c.key;
+    }
+    if (!separated) {
+      all = false;
+      out->tied.push_back(static_cast<int>(j));
+    }
+  }
+  t.done = true;
+  t.separated = all;
+  if (all && out->valid) out->winner = 0;
+}
+
+}  // namespace fleetsweep

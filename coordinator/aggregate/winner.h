@@ -1,0 +1,52 @@
+// The winner rule: a configuration is named the winner only when it beats EVERY other ranked
+// configuration, with the family-wise error rate held at `family_alpha` over the whole sweep
+// (however many configurations, and across the scheduler's adaptive stages).
+//
+// Unit of evidence: one value per execution, the log of the execution's median of the primary
+// metric (node effects removed). For the best configuration B and each other ranked j, p_j is the
+// two-sided p of a moderated Welch t test of the difference of mean log execution medians
+// (Smyth 2004, limma): each side's variance is shrunk toward the variance pooled over ALL ranked
+// configurations, with prior df nu0 = min(pooled df, 20), on nu0 + n - 1 df, and the
+// Welch-Satterthwaite df for the difference. This keeps Welch's protection when one side is
+// noisier, without the useless tails of a 2-df Welch test for a configuration that stopped after
+// 3 executions, and is not fooled by a configuration whose few executions happened to agree.
+// Because occasional slow executions (a shared machine) inflate a t test's variance, p_j is
+// min(1, 2 min(p_t, p_u)) with p_u the exact Mann-Whitney p of the same values (Bonferroni over
+// the two tests, so still valid). B wins when every p_j <=
+// family_alpha / (C(m, 2) * looks) with B better in each, m the ranked configurations: Bonferroni
+// over all pairs (B is chosen by the data, so every pair could have been the tested one) and over
+// the scheduler's looks (stage 1 at repetitions.min, stage 2 at repetitions.max for contenders).
+// A false winner needs one false pairwise claim, so P(false winner) <= family_alpha.
+// Configurations with fewer than two executions cannot be tested (they stay tied).
+//
+// Pure function; thread-safe.
+#pragma once
+
+#include <vector>
+
+#include "coordinator/aggregate/sweep_result.h"
+
+namespace fleetsweep {
+
+// p_j for two configurations' log execution medians (see above); pooled_var / pooled_df from
+// stats::PooledVariance over all ranked configurations (0, 0: plain Welch). 1 with fewer than two
+// executions on a side.
+double ComparisonP(const std::vector<double>& a, const std::vector<double>& b, double pooled_var,
+                   double pooled_df);
+
+// family_alpha / (C(configurations, 2) * looks): the per-comparison level.
+double ComparisonAlpha(double family_alpha, int configurations, int looks);
+
+struct WinnerOptions {
+  double family_alpha = 0.01;
+  int looks = 2;  // adaptive stages of the repetition policy (1 when min == max)
+};
+
+// `configs` are ranked best first; `log_exec_medians[i]` holds configs[i]'s per-execution log
+// medians; `ranked` = how many leading configs are rankable (samples, within bounds). Fills
+// out->winner_test, out->tied, configs[i].p_vs_best / log_diff_vs_best; sets out->winner = 0
+// when separated and out->valid. `minimize`: lower is better.
+void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians, size_t ranked,
+                  bool minimize, const WinnerOptions& options, SweepResult* out);
+
+}  // namespace fleetsweep

@@ -1,0 +1,279 @@
+#include "coordinator/app/sweep_runner.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <random>
+#include <thread>
+#include <tuple>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "common/metrics/coordinator_metrics.h"
+#include "common/metrics/exposer.h"
+#include "common/space/spec.h"
+#include "common/store/store.h"
+#include "coordinator/aggregate/aggregator.h"
+#include "coordinator/aggregate/results_writer.h"
+#include "coordinator/app/live_audits.h"
+#include "coordinator/app/progress_line.h"
+#include "coordinator/app/store_guard.h"
+#include "coordinator/app/store_watch.h"
+#include "coordinator/app/timed_store.h"
+#include "coordinator/report/report.h"
+#include "spdlog/spdlog.h"
+
+namespace fleetsweep {
+namespace {
+
+double Now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+// The attempts the scheduler counted before serving (a resumed sweep's), read once from the
+// store; nullopt when there are more than `max` or the store cannot be read (then the live
+// audits publish progress only).
+std::optional<std::vector<v1::Attempt>> CountedBefore(ResultStore* store, const SweepSpec& spec,
+                                                      const Scheduler& scheduler, int64_t max) {
+  const auto& counted = scheduler.CountedAttemptIds();
+  if (counted.empty()) return std::vector<v1::Attempt>{};
+  if (static_cast<int64_t>(counted.size()) > max) return std::nullopt;
+  auto attempts = store->LoadAttempts(spec.name);
+  if (!attempts.ok()) return std::nullopt;
+  std::vector<v1::Attempt> out;
+  for (auto& a : *attempts) {
+    if (counted.count(a.attempt_id()) > 0) out.push_back(std::move(a));
+  }
+  return out;
+}
+
+}  // namespace
+
+// Declared in the order they must be built; destroyed in reverse (server first, store last).
+struct SweepRunner::State {
+  SweepSpec spec;
+  std::unique_ptr<ResultStore> store;
+  std::unique_ptr<MetricsExposer> exposer;
+  std::unique_ptr<CoordinatorMetrics> metrics;
+  std::unique_ptr<TimedStore> timed;
+  SchedulerOptions scheduler_options;
+  std::unique_ptr<Scheduler> scheduler;
+  std::unique_ptr<CoordinatorServer> server;
+  // Attempts counted since the last tick, for LiveAudits (filled only with metrics on).
+  std::vector<v1::Attempt> live_feed;
+};
+
+RunOutcome JudgeResult(const SweepResult& result, bool finished) {
+  if (finished && result.done == 0) {
+    return RunOutcome::Fail(ExitCode::kNothingSucceeded,
+                            "no configuration succeeded: the sweep's result is invalid");
+  }
+  if (!result.valid) {  // docs/honest-measurement.md
+    std::string m = "the sweep's result is INVALID and no speedup can be claimed from it:";
+    for (const auto& why : result.invalid_reasons) m += "\n  " + why;
+    return RunOutcome::Fail(ExitCode::kAuditRefused, m);
+  }
+  return RunOutcome{};
+}
+
+SweepRunner::SweepRunner(SweepRunOptions options, std::ostream& out)
+    : options_(std::move(options)), out_(out) {}
+
+SweepRunner::~SweepRunner() {
+  // Intentionally leaked (options_.free_at_exit false): the process is about to exit.
+  if (state_ && !options_.free_at_exit) (void)state_->scheduler.release();
+}
+
+std::string SweepRunner::endpoint() const {
+  return state_ && state_->server ? state_->server->endpoint() : "";
+}
+
+RunOutcome SweepRunner::Open() {
+  const SweepRunOptions& o = options_;
+  if (!o.out_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.out_dir, ec);
+    if (ec) {
+      return RunOutcome::Fail(ExitCode::kBadInput,
+                              "cannot create output directory " + o.out_dir + ": " + ec.message());
+    }
+  }
+  auto spec = ParseSpecFile(o.spec_path);
+  if (!spec.ok()) return RunOutcome::Fail(ExitCode::kBadInput, spec.status().message());
+  if (o.check_executor) {
+    std::vector<std::string> problems = CheckExecutorSection(*spec, *o.check_executor);
+    if (!problems.empty()) return RunOutcome{ExitCode::kBadInput, problems};
+  }
+  auto st = std::make_unique<State>();
+  st->spec = std::move(spec).value();
+  auto store = OpenStore(o.store_url);
+  if (!store.ok()) {
+    return RunOutcome::Fail(ExitCode::kStartOrIoFailure,
+                            "cannot open the result store: " + store.status().message());
+  }
+  st->store = std::move(store).value();
+  // Metrics first, so that the store and the scheduler can report into them.
+  if (o.metrics_port >= 0) {
+    auto e = MetricsExposer::Start(o.metrics_port);
+    if (!e.ok()) return RunOutcome::Fail(ExitCode::kStartOrIoFailure, e.status().message());
+    st->exposer = std::move(e).value();
+    st->metrics = std::make_unique<CoordinatorMetrics>(st->exposer->registry(), st->spec.name);
+    spdlog::info("coordinator metrics on port {}", st->exposer->port());
+  }
+  CoordinatorMetrics* m = st->metrics.get();
+  st->timed = std::make_unique<TimedStore>(st->store.get(), [m](const char* op, double s) {
+    if (m) m->ObserveStoreLatency(op, s);
+  });
+  SchedulerOptions& so = st->scheduler_options;
+  so = o.scheduler;
+  if (so.epoch.empty()) {
+    std::random_device rd;
+    so.epoch = Hex16((uint64_t(rd()) << 32) | rd()).substr(0, 8);
+  }
+  if (m) {
+    std::vector<v1::Attempt>* feed = &st->live_feed;
+    so.on_attempt_counted = [m, feed](const v1::Attempt& a) {
+      m->IncAttempts(a.ok(), a.ok() ? "none" : v1::FailureClass_Name(a.failure_class()));
+      if (a.ok()) m->IncSamplesStored(a.samples_size());
+      feed->push_back(a);
+    };
+    so.on_lease_granted = [m](const v1::Lease&) { m->IncLeasesGranted(); };
+  }
+  st->scheduler = std::make_unique<Scheduler>(st->spec, so, st->timed.get());
+  Status init = st->scheduler->Init();
+  if (!init.ok()) {
+    // kAlreadyExists: the store holds another spec under this sweep's name.
+    return RunOutcome::Fail(init.code() == StatusCode::kAlreadyExists ? ExitCode::kBadInput
+                                                                      : ExitCode::kStartOrIoFailure,
+                            init.message());
+  }
+  st->server = std::make_unique<CoordinatorServer>(st->scheduler.get(), o.server, Now);
+  Status b = st->server->Bind();
+  if (!b.ok()) return RunOutcome::Fail(ExitCode::kStartOrIoFailure, b.message());
+  spdlog::info("coordinator for sweep '{}' listening on {}", st->spec.name, st->server->endpoint());
+  if (o.on_bound) {
+    Status s = o.on_bound(st->server->endpoint(), static_cast<int>(st->scheduler->configs().size()),
+                          st->scheduler->Finished());
+    if (!s.ok()) return RunOutcome::Fail(ExitCode::kStartOrIoFailure, s.message());
+  }
+  state_ = std::move(st);
+  return RunOutcome{};
+}
+
+RunOutcome SweepRunner::Serve(const std::atomic<bool>& stop) {
+  if (!state_) return RunOutcome::Fail(ExitCode::kStartOrIoFailure, "Serve before Open");
+  State& st = *state_;
+  Scheduler& scheduler = *st.scheduler;
+  CoordinatorMetrics* m = st.metrics.get();
+  ProgressLine progress(options_.progress, isatty(2) != 0);
+  LiveAuditOptions live;
+  live.seed = st.scheduler_options.seed;
+  // The live audits run on their own thread; a tick hands them the attempts counted since the
+  // last one and the records of those attempts' configurations.
+  std::vector<v1::ConfigRecord> records;
+  std::unordered_map<std::string, size_t> index;
+  if (m) {
+    for (const auto& c : scheduler.configs()) {
+      index[c.record.config_key()] = records.size();
+      records.push_back(c.record);
+    }
+  }
+  LiveAudits audits(
+      st.spec, m, live, records,
+      m ? CountedBefore(st.timed.get(), st.spec, scheduler, live.max_live_attempts) : std::nullopt);
+  auto hand_over = [&](double now) {
+    if (!m) return;
+    LiveBatch batch;
+    batch.now = now;
+    batch.progress = scheduler.GetProgress();
+    if (audits.aggregating()) batch.attempts.swap(st.live_feed);
+    st.live_feed.clear();
+    std::unordered_set<size_t> touched;
+    for (const auto& a : batch.attempts) {
+      auto it = index.find(a.config_key());
+      if (it != index.end() && touched.insert(it->second).second) {
+        batch.records.push_back(scheduler.configs()[it->second].record);
+      }
+    }
+    audits.Hand(std::move(batch));
+  };
+  StoreWatch watch(st.spec, st.timed.get(), options_.store_give_up_seconds);
+  const std::string endpoint = st.server->endpoint();
+  // Serving stops on a signal (stop) or a store fault found on a tick (halt).
+  std::atomic<bool> halt{false};
+  Status store_fault;
+  Status served = st.server->Serve(halt, [&] {
+    const double now = Now();
+    if (stop.load()) halt.store(true);
+    Status fault = watch.Check(scheduler, now, m);
+    if (!fault.ok()) {
+      store_fault = fault;
+      halt.store(true);
+    }
+    progress.Update(scheduler, now, false);
+    hand_over(now);
+    if (options_.on_tick) options_.on_tick(endpoint);
+  });
+  progress.Update(scheduler, Now(), true);
+  progress.Finish();
+  if (!served.ok()) return RunOutcome::Fail(ExitCode::kStartOrIoFailure, served.message());
+  if (!store_fault.ok())
+    return RunOutcome::Fail(StoreWatch::CodeOf(store_fault), store_fault.message());
+  return RunOutcome{};
+}
+
+RunOutcome SweepRunner::Finish() {
+  if (!state_) return RunOutcome::Fail(ExitCode::kStartOrIoFailure, "Finish before Open");
+  State& st = *state_;
+  const SweepRunOptions& o = options_;
+  // Aggregate from the store: the durable record is the truth.
+  auto records = st.store->LoadConfigs(st.spec.name);
+  auto attempts = st.store->LoadAttempts(st.spec.name);
+  if (!records.ok() || !attempts.ok()) {
+    return RunOutcome::Fail(ExitCode::kStartOrIoFailure,
+                            "cannot read results back: " +
+                                (!records.ok() ? records.status() : attempts.status()).message());
+  }
+  (void)st.store->Flush();
+  const auto& counted = st.scheduler->CountedAttemptIds();
+  Status complete = CheckAttemptsComplete(*attempts, counted);
+  if (complete.ok()) {
+    complete = CheckStoreIntact(st.store.get(), st.spec, static_cast<int64_t>(counted.size()));
+  }
+  if (!complete.ok()) {
+    // kDataLoss: attempts vanished; anything else: the store could not be read right now.
+    return RunOutcome::Fail(complete.code() == StatusCode::kDataLoss ? ExitCode::kStoreLostData
+                                                                     : ExitCode::kStartOrIoFailure,
+                            complete.message());
+  }
+  AggregateOptions aggregate_options;
+  aggregate_options.seed = st.scheduler_options.seed;
+  aggregate_options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  SweepResult result = Aggregate(st.spec, *records, *attempts, aggregate_options);
+  out_ << SummaryTable(result, 10);
+  if (!o.out_dir.empty()) {
+    Status w = WriteResults(o.out_dir, result, o.results);
+    if (!w.ok()) return RunOutcome::Fail(ExitCode::kStartOrIoFailure, w.message());
+    out_ << "results: " << o.out_dir << "/results.json, " << o.out_dir << "/results.csv\n";
+    ReportOptions report_options;
+    report_options.attempts = &*attempts;  // the store is still locked by this process
+    Status rep = WriteReport(o.out_dir, report_options);
+    if (rep.ok()) {
+      out_ << "report: " << o.out_dir << "/report.html\n";
+    } else {
+      spdlog::warn("report: {}", rep.message());
+    }
+  }
+  RunOutcome outcome = JudgeResult(result, st.scheduler->Finished());
+  if (!o.free_at_exit) {  // intentionally leaked: the process is about to exit
+    new std::tuple<decltype(records), decltype(attempts), SweepResult>(
+        std::move(records), std::move(attempts), std::move(result));
+  }
+  return outcome;
+}
+
+}  // namespace fleetsweep

@@ -1,0 +1,35 @@
+// SearchStrategy: which configurations of the expanded space a sweep runs, and whether it stops
+// some early (docs/search.md). Chosen once, from spec.search.strategy, when the Scheduler is
+// constructed:
+//   grid    every configuration (the default, also for a name the spec parser would refuse);
+//   random  a uniform sample of search.budget configurations (seeded by search.seed);
+//   lhs     a Latin hypercube of search.budget configurations over the swept levels;
+//   racing  every configuration; after each counted result, configurations whose CI is clearly
+//           worse than the leader's are eliminated.
+// A strategy changes configurations only through the ConfigTable (an elimination is a changed
+// record); it never writes the store.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "common/space/spec.h"
+#include "coordinator/scheduler/config_table.h"
+
+namespace fleetsweep {
+
+class SearchStrategy {
+ public:
+  virtual ~SearchStrategy() = default;
+  // Which of the expanded configurations (in expansion order) the sweep keeps.
+  virtual std::vector<bool> Select(const std::vector<Config>& all) const;
+  // Called after the resume replay and after every counted ok attempt. Racing eliminates
+  // configurations here; the others do nothing.
+  virtual void AfterResults(ConfigTable* /*table*/) {}
+};
+
+// `ci_seed` seeds the median CIs that racing compares (SchedulerOptions::seed).
+std::unique_ptr<SearchStrategy> MakeSearchStrategy(const SweepSpec& spec, uint64_t ci_seed);
+
+}  // namespace fleetsweep
