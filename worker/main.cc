@@ -1,5 +1,4 @@
 // fleetsweep-worker: flags and wiring only; the agent lives in worker/agent.cc.
-#include <signal.h>
 #include <unistd.h>
 #include <zmq.h>
 
@@ -12,16 +11,11 @@
 #include "common/metrics/worker_metrics.h"
 #include "common/store/store.h"
 #include "common/util/keys.h"
+#include "common/util/process.h"
 #include "common/wire/wire.h"
 #include "spdlog/spdlog.h"
 #include "worker/agent.h"
 #include "worker/executors/confine.h"
-
-namespace {
-std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop.store(true); }
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace fleetsweep;
@@ -159,15 +153,13 @@ int main(int argc, char** argv) {
     spdlog::info("metrics on port {}", exposer->port());
   }
   o.worker_bin_dir = fleetsweep::SelfDir();
-  signal(SIGINT, OnSignal);
-  signal(SIGTERM, OnSignal);
-  signal(SIGPIPE, SIG_IGN);
+  const std::atomic<bool>& stop = StopOnSignals();
   WorkerAgent agent(o);
   std::string device_list;
   for (const auto& d : agent.options().devices) device_list += (device_list.empty() ? "" : ",") + d;
   spdlog::info("worker {}: slots {}, devices {} (slot i runs on the i-th, cycled)",
                agent.options().worker_id, agent.options().slots, device_list);
-  Status s = agent.Run(g_stop);
+  Status s = agent.Run(stop);
   RemoveDefaultScratchRoot();  // executions are over (the agent joined its slots)
   if (!s.ok()) {
     std::cerr << "fleetsweep-worker: " << s.message() << "\n";

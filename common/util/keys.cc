@@ -1,7 +1,6 @@
 #include "common/util/keys.h"
 
 #include <sys/stat.h>
-#include <unistd.h>
 #include <zmq.h>
 
 #include <fstream>
@@ -45,14 +44,6 @@ std::string DecodeZ85Key(const std::string& z85) {
   uint8_t bin[32];
   if (z85.size() != 40 || zmq_z85_decode(bin, z85.c_str()) == nullptr) return "";
   return std::string(reinterpret_cast<char*>(bin), 32);
-}
-
-std::string SelfDir() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  std::string p(buf, static_cast<size_t>(n));
-  return p.substr(0, p.find_last_of('/'));
 }
 
 StatusOr<std::string> PublicKeyFromSecret(const std::string& secret_z85) {

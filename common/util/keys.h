@@ -16,8 +16,6 @@ StatusOr<std::vector<std::string>> ReadKeyLines(const std::string& path);
 StatusOr<std::string> ReadKeyFile(const std::string& path);
 // Decodes a Z85 key to its 32 bytes (the key must have been validated, e.g. by ReadKeyLines).
 std::string DecodeZ85Key(const std::string& z85);
-// The directory of the running executable (/proc/self/exe), "." if unknown.
-std::string SelfDir();
 // Derives the Z85 public key from a Z85 secret key.
 StatusOr<std::string> PublicKeyFromSecret(const std::string& secret_z85);
 // Writes PREFIX.key (secret, mode 0600) and PREFIX.pub (public). Returns the public key.

@@ -1,19 +1,12 @@
 // fleetsweep-coordinator: the cluster coordinator. Flags and wiring only.
-#include <signal.h>
-
-#include <atomic>
 #include <iostream>
 
 #include "CLI/CLI.hpp"
-#include "common/util/keys.h"
+#include "common/util/process.h"
 #include "coordinator/app/coordinator_app.h"
 #include "coordinator/app/exit_codes.h"
+#include "coordinator/server/curve_flags.h"
 #include "spdlog/spdlog.h"
-
-namespace {
-std::atomic<bool> g_stop{false};
-void OnSignal(int) { g_stop.store(true); }
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace fleetsweep;
@@ -69,31 +62,21 @@ int main(int argc, char** argv) {
     o.server.exit_when_done = true;
   }
 
-  if (!insecure) {
-    if (secret_key_file.empty() || authorized_keys.empty()) {
-      std::cerr << "fleetsweep-coordinator: CurveZMQ needs --curve-secret-key and "
-                   "--authorized-keys (or --insecure for plain TCP)\n";
-      return ToInt(ExitCode::kBadInput);
-    }
-    auto secret = ReadKeyFile(secret_key_file);
-    if (!secret.ok()) {
-      std::cerr << "fleetsweep-coordinator: " << secret.status().message() << "\n";
-      return ToInt(ExitCode::kBadInput);
-    }
-    o.server.curve.enabled = true;
-    o.server.curve.secret_key_z85 = *secret;
-    o.server.curve.authorized_keys_file = authorized_keys;
-  } else {
+  auto curve = CurveFromFlags(insecure, secret_key_file, authorized_keys);
+  if (!curve.ok()) {
+    std::cerr << "fleetsweep-coordinator: " << curve.status().message() << "\n";
+    return ToInt(ExitCode::kBadInput);
+  }
+  o.server.curve = *curve;
+  if (insecure) {
     spdlog::warn(
         "--insecure: workers are not authenticated; anyone who reaches {} can take "
         "work and report results",
         o.server.bind);
   }
-  signal(SIGINT, OnSignal);
-  signal(SIGTERM, OnSignal);
-  signal(SIGPIPE, SIG_IGN);
+  const std::atomic<bool>& stop = StopOnSignals();
   // Workers run elsewhere: the section is checked, its programs are not looked for here.
   o.check_executor = ExecutorCheckOptions{"", false, ""};
   o.free_at_exit = false;  // main returns right after RunSweep
-  return RunSweep(o, g_stop);
+  return RunSweep(o, stop);
 }
