@@ -30,7 +30,9 @@ struct FinishedSweep {
 
   std::vector<v1::ConfigRecord> Records() const {
     std::vector<v1::ConfigRecord> out;
-    for (const auto& c : scheduler->configs()) out.push_back(c.record);
+    for (int i = 0; i < scheduler->configs().size(); ++i) {
+      out.push_back(scheduler->configs().Record(i));
+    }
     return out;
   }
   LiveBatch Batch(double now, bool with_attempts) const {

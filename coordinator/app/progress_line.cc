@@ -54,12 +54,13 @@ std::vector<spdlog::sink_ptr>& SavedSinks() {
 
 int64_t RemainingExecutions(const Scheduler& s) {
   const int64_t min_reps = std::max(1, s.spec().repetitions.min);
-  int64_t remaining = 0;
-  for (const ConfigState& c : s.configs()) {
+  // An untouched configuration is PENDING with no attempts.
+  int64_t remaining = (s.configs().size() - s.configs().held()) * min_reps;
+  s.configs().ForEachHeld([&](int, const ConfigState& c) {
     const auto state = c.record.state();
-    if (state == v1::CONFIG_STATE_DONE || state == v1::CONFIG_STATE_INFEASIBLE) continue;
+    if (state == v1::CONFIG_STATE_DONE || state == v1::CONFIG_STATE_INFEASIBLE) return;
     remaining += std::max<int64_t>(1, min_reps - c.ok_attempts);
-  }
+  });
   return remaining;
 }
 
@@ -123,7 +124,7 @@ void ProgressLine::Update(const Scheduler& s, double now, bool force) {
   std::string best = "-";
   const int b = s.BestIndex();
   if (b >= 0) {
-    const ConfigState& c = s.configs()[b];
+    const ConfigState& c = s.configs().Get(b);  // held: it has samples
     char bb[400];
     std::snprintf(bb, sizeof bb, "%.4g %s (%s)", c.median, s.spec().primary_metric().unit.c_str(),
                   ConfigToString(c.params).c_str());

@@ -176,10 +176,10 @@ RunOutcome SweepRunner::Serve(const std::atomic<bool>& stop) {
   // last one and the records of those attempts' configurations.
   std::vector<v1::ConfigRecord> records;
   std::unordered_map<std::string, size_t> index;
-  if (m) {
-    for (const auto& c : scheduler.configs()) {
-      index[c.record.config_key()] = records.size();
-      records.push_back(c.record);
+  if (m) {  // every configuration's record: O(configurations) with metrics on
+    for (int i = 0; i < scheduler.configs().size(); ++i) {
+      records.push_back(scheduler.configs().Record(i));
+      index[records.back().config_key()] = records.size() - 1;
     }
   }
   LiveAudits audits(
@@ -196,7 +196,7 @@ RunOutcome SweepRunner::Serve(const std::atomic<bool>& stop) {
     for (const auto& a : batch.attempts) {
       auto it = index.find(a.config_key());
       if (it != index.end() && touched.insert(it->second).second) {
-        batch.records.push_back(scheduler.configs()[it->second].record);
+        batch.records.push_back(scheduler.configs().Record(static_cast<int>(it->second)));
       }
     }
     audits.Hand(std::move(batch));

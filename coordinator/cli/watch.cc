@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/space/space_index.h"
 #include "common/space/spec.h"
 #include "common/stats/descriptive.h"
 #include "common/store/failure_text.h"
@@ -53,11 +54,14 @@ Status Watcher::Snapshot(std::ostream& out) {
   }
   std::string metric;
   bool minimize = true;
+  int64_t total = 0;  // configurations that have no record yet are pending
   if (spec_text) {
     auto spec = ParseSpecText(*spec_text, "<stored spec>");
     if (spec.ok()) {
       metric = spec->primary_metric().name;
       minimize = spec->primary_metric().goal == Goal::kMinimize;
+      auto n = SweepSize(*spec);
+      if (n.ok()) total = *n;
     }
   }
   FS_ASSIGN_OR_RETURN(auto attempts, store_->LoadAttempts(sweep_));
@@ -72,7 +76,8 @@ Status Watcher::Snapshot(std::ostream& out) {
   }
 
   WatchProgress p;
-  p.total = static_cast<int64_t>(records.size());
+  p.total = std::max(total, static_cast<int64_t>(records.size()));
+  p.pending = p.total - static_cast<int64_t>(records.size());
   std::map<std::string, const v1::ConfigRecord*> by_key;
   for (const auto& r : records) {
     by_key[r.config_key()] = &r;

@@ -7,6 +7,7 @@
 #include <map>
 #include <sstream>
 
+#include "common/space/space_index.h"
 #include "common/space/spec.h"
 #include "common/stats/descriptive.h"
 #include "common/store/execution_count.h"
@@ -30,8 +31,9 @@ struct ConfigRow {
 struct SweepView {
   std::string name, metric, unit;
   bool minimize = true;
-  std::vector<v1::ConfigRecord> records;
-  std::vector<ConfigRow> rows;  // ranked: with results first, best first
+  std::vector<v1::ConfigRecord> records;  // only configurations counted or changed so far
+  int64_t total = 0;                      // the sweep's configurations (SweepSize)
+  std::vector<ConfigRow> rows;            // ranked: with results first, best first
   int64_t finished = 0, done = 0, infeasible = 0;
   ExecutionCount executions;  // the sweep's, as `run` and `watch` count them
 };
@@ -66,6 +68,8 @@ StatusOr<SweepView> LoadView(ResultStore* store, const std::string& name) {
     v.metric = spec->primary_metric().name;
     v.unit = spec->primary_metric().unit;
     v.minimize = spec->primary_metric().goal == Goal::kMinimize;
+    auto n = SweepSize(*spec);
+    if (n.ok()) v.total = *n;
   }
   FS_ASSIGN_OR_RETURN(v.records, store->LoadConfigs(name));
   FS_ASSIGN_OR_RETURN(std::vector<v1::Attempt> attempts, store->LoadAttempts(name));
@@ -78,6 +82,7 @@ StatusOr<SweepView> LoadView(ResultStore* store, const std::string& name) {
     if (r.state() == v1::CONFIG_STATE_INFEASIBLE) ++v.infeasible;
   }
   v.finished = v.done + v.infeasible;
+  v.total = std::max(v.total, static_cast<int64_t>(v.records.size()));
   v.executions = CountExecutions(attempts);
   for (const auto& a : attempts) {
     if (a.reference()) continue;
@@ -140,7 +145,7 @@ StatusOr<std::string> ListSweepsText(ResultStore* store) {
   o << line;
   for (const std::string& name : names) {
     FS_ASSIGN_OR_RETURN(SweepView v, LoadView(store, name));
-    const int64_t total = static_cast<int64_t>(v.records.size());
+    const int64_t total = v.total;
     const char* state = total > 0 && v.finished == total ? "finished"
                         : v.executions.executions > 0    ? "unfinished"
                                                          : "not started";
@@ -162,10 +167,10 @@ StatusOr<std::string> ListSweepsText(ResultStore* store) {
 StatusOr<std::string> ShowSweepText(ResultStore* store, const std::string& sweep, int limit) {
   FS_ASSIGN_OR_RETURN(SweepView v, LoadView(store, sweep));
   std::ostringstream o;
-  o << "sweep " << v.name << ": " << v.records.size() << " configurations, " << v.finished
-    << " finished (" << v.done << " ok, " << v.infeasible << " infeasible), "
-    << ExecutionsText(v.executions) << "; ranked by the median " << v.metric << " ("
-    << (v.minimize ? "lower" : "higher") << " is better)\n";
+  o << "sweep " << v.name << ": " << v.total << " configurations, " << v.finished << " finished ("
+    << v.done << " ok, " << v.infeasible << " infeasible), " << ExecutionsText(v.executions)
+    << "; ranked by the median " << v.metric << " (" << (v.minimize ? "lower" : "higher")
+    << " is better)\n";
   char line[1024];
   std::snprintf(line, sizeof line, "%-5s %-18s %-11s %10s %14s  %s\n", "rank", "config", "state",
                 "executions", ("median " + v.metric).c_str(), "parameters");

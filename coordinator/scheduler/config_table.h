@@ -4,6 +4,13 @@
 // more executions, and the finished scan. It decides nothing: the repetition policy
 // (repetition.h) and the search strategy (search.h) say which state a configuration goes to,
 // the Scheduler writes the changed records to the store.
+//
+// Held and untouched configurations (issue 16): a table built over a SpaceIndex (AddSpace) holds
+// nothing per configuration until it is first touched (at(): leased, counted, or its state
+// changes). An untouched configuration is PENDING with no attempts; its params and key are
+// decoded from its index on demand (Params, Key, Record); Get() answers with a shared fresh
+// state. Per configuration the table keeps only a slot number and a ready bit (about 5 bytes),
+// plus its place in the ready queue. Find() knows only held configurations' keys.
 // Thread-safety: not thread-safe (the scheduler's thread only).
 #pragma once
 
@@ -15,6 +22,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "common/space/space_index.h"
 #include "common/space/value.h"
 #include "fleetsweep/v1/data.pb.h"
 
@@ -33,7 +41,7 @@ struct ConfigState {
   bool extended = false;                        // stage 2: runs to repetitions.max
   std::map<std::string, int> node_runs;         // node -> executions leased there (balance)
   std::map<int, int> failure_counts;            // FailureClass -> count
-  bool in_ready = false;
+  bool stored = false;  // its record was handed to the store (TakeChanged) or loaded from it
 };
 
 // How many configurations are in each state.
@@ -44,21 +52,47 @@ struct StateCounts {
 
 class ConfigTable {
  public:
-  // Appends a configuration (its key is record.config_key()); returns its index.
+  // Appends a configuration held in full (its key is record.config_key()); returns its index.
+  // Its record counts as stored (the caller's): only later changes are reported by TakeChanged.
   int Add(ConfigState state);
-  // The index of the configuration with this key; -1 when there is none.
+  // Appends space->size() untouched configurations (index i is space->ParamsAt(i)). Only on an
+  // empty table; `space` is not owned and must outlive the table.
+  void AddSpace(const SpaceIndex* space);
+  // The index of the HELD configuration with this key; -1 when there is none (an untouched
+  // configuration is not found: see the class comment).
   int Find(const std::string& key) const;
-  ConfigState& at(int index) { return configs_[static_cast<size_t>(index)]; }
-  const ConfigState& at(int index) const { return configs_[static_cast<size_t>(index)]; }
-  const std::vector<ConfigState>& all() const { return configs_; }
-  int size() const { return static_cast<int>(configs_.size()); }
+  bool Held(int index) const { return slot_[static_cast<size_t>(index)] >= 0; }
+  // The configuration's state, held from now on: an untouched one is created from the space
+  // (params, key, record PENDING with seq = index). References stay valid (deque storage).
+  ConfigState& at(int index);
+  // Read-only: the held state, or for an untouched configuration a shared fresh state (PENDING,
+  // no attempts, empty params and record: use Params/Key/Record for those).
+  const ConfigState& Get(int index) const;
+  Config Params(int index) const;
+  std::string Key(int index) const;
+  v1::ConfigRecord Record(int index) const;  // a fresh PENDING record for an untouched one
+  int size() const { return static_cast<int>(slot_.size()); }
+  int64_t held() const { return static_cast<int64_t>(held_.size()); }
+  // Calls f(index, state) for every held configuration, in the order they were first held.
+  template <class F>
+  void ForEachHeld(F&& f) {
+    for (size_t k = 0; k < held_.size(); ++k) f(held_index_[k], held_[k]);
+  }
+  template <class F>
+  void ForEachHeld(F&& f) const {
+    for (size_t k = 0; k < held_.size(); ++k) f(held_index_[k], held_[k]);
+  }
+  // The held configurations' indices in increasing order.
+  std::vector<int> HeldIndices() const;
 
   // Moves a configuration to `state`; a change is remembered for TakeChanged. A configuration
-  // that leaves DONE or INFEASIBLE (stage 2 reopening it) is no longer finished.
+  // that leaves DONE or INFEASIBLE (stage 2 reopening it) is no longer finished. An untouched
+  // configuration asked to stay PENDING stays untouched.
   void SetState(int index, v1::ConfigState state);
   // Remembers a change of the record other than its state (racing's elimination).
   void MarkChanged(int index) { changed_.insert(index); }
-  // The configurations changed since the last call, in index order; forgets them.
+  // The configurations changed since the last call, in index order; forgets them and marks
+  // them stored.
   std::vector<int> TakeChanged();
 
   // A lease for an execution of the configuration was granted: one more in flight, and a
@@ -69,6 +103,8 @@ class ConfigTable {
 
   // A counted ok attempt: one more ok execution; its finite samples of `metric` are one more
   // execution of the primary metric. Returns whether it had such samples (the median moved).
+  // The first counted attempt of a configuration whose record was never stored marks it changed
+  // (so an interrupted sweep's store has a record for every configuration with attempts).
   bool AddOk(int index, const v1::Attempt& attempt, const std::string& metric);
   // A counted failed attempt: failure counts by class, last failure and its detail.
   void AddFailure(int index, const v1::Attempt& attempt);
@@ -83,15 +119,22 @@ class ConfigTable {
   // mark are known finished, and only SetState to an unfinished state moves the mark back.
   bool Finished() const;
   StateCounts CountStates() const;
-  // The best configuration by primary-metric median; -1 when none has samples.
+  // The best configuration by primary-metric median (the lowest index among equals); -1 when
+  // none has samples.
   int BestIndex(bool minimize) const;
 
  private:
-  std::vector<ConfigState> configs_;
-  std::unordered_map<std::string, int> index_by_key_;
+  v1::ConfigState StateOf(size_t index) const;
+
+  const SpaceIndex* space_ = nullptr;
+  std::vector<int32_t> slot_;     // per configuration: its place in held_, -1 when untouched
+  std::deque<ConfigState> held_;  // held configurations, in the order they were first held
+  std::vector<int> held_index_;   // held_[k]'s index
+  std::vector<bool> in_ready_;    // per configuration
+  std::unordered_map<std::string, int> index_by_key_;  // held configurations only
   std::deque<int> ready_;
   std::set<int> changed_;
-  mutable size_t finished_scan_ = 0;  // configs_[0, finished_scan_) are DONE or INFEASIBLE
+  mutable size_t finished_scan_ = 0;  // [0, finished_scan_) are DONE or INFEASIBLE
 };
 
 }  // namespace fleetsweep

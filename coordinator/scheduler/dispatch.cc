@@ -63,13 +63,16 @@ int Dispatcher::PickConfig(const std::string& node, SessionKeys* sessions) {
   size_t best_session = 0;
   Score best_score{};
   for (int idx : candidates) {
-    const ConfigState& c = table_->at(idx);
+    const ConfigState& c = table_->Get(idx);  // an untouched one: no runs anywhere
     auto on_node = c.node_runs.find(node);
     size_t session = sessions->size();
-    for (size_t k = 0; k < sessions->size(); ++k) {
-      if (Matches(c.params, (*sessions)[k])) {
-        session = k;
-        break;
+    if (!sessions->empty()) {
+      const Config params = table_->Params(idx);
+      for (size_t k = 0; k < sessions->size(); ++k) {
+        if (Matches(params, (*sessions)[k])) {
+          session = k;
+          break;
+        }
       }
     }
     const Score score{session < sessions->size() ? 0 : 1,
@@ -90,6 +93,7 @@ int Dispatcher::PickConfig(const std::string& node, SessionKeys* sessions) {
 
 std::optional<Dispatcher::Choice> Dispatcher::Next(const ReferenceSchedule& schedule,
                                                    const std::string& node, SessionKeys* sessions) {
+  // The reference as a held configuration, or -1 (the lease then carries reference() itself).
   if (reference_ && schedule.due) return Choice{table_->Find(reference_key_), true};
   const int idx = PickConfig(node, sessions);
   if (idx < 0) return std::nullopt;

@@ -56,17 +56,18 @@ AdaptiveRepetitions::AdaptiveRepetitions(const SweepSpec& spec, ConfigTable* tab
     : spec_(spec), table_(table), extend_contenders_(extend_contenders), seed_(seed) {}
 
 void AdaptiveRepetitions::StartBarrier() {
-  stage1_pending_ = 0;
-  for (const auto& c : table_->all()) {
+  // An untouched configuration has no attempts and is PENDING: in stage 1 when min > 0.
+  stage1_pending_ = spec_.repetitions.min > 0 ? table_->size() - table_->held() : 0;
+  table_->ForEachHeld([&](int, const ConfigState& c) {
     if (c.ok_attempts < spec_.repetitions.min && c.record.state() != v1::CONFIG_STATE_INFEASIBLE) {
       ++stage1_pending_;
     }
-  }
+  });
   counting_stage1_ = true;
 }
 
 void AdaptiveRepetitions::OnOkCounted(int index, bool samples_added) {
-  if (table_->at(index).ok_attempts == spec_.repetitions.min) StageOneFinished();
+  if (table_->Get(index).ok_attempts == spec_.repetitions.min) StageOneFinished();
   if (samples_added) UpdateLeader(index);
 }
 
@@ -76,15 +77,16 @@ bool AdaptiveRepetitions::TakeBarrierPassed() {
   return passed;
 }
 
-bool AdaptiveRepetitions::CiTight(ConfigState* c) const {
-  if (c->executions.size() < 2) return false;
+bool AdaptiveRepetitions::CiTight(int index) const {
+  if (table_->Get(index).executions.size() < 2) return false;  // an untouched one stays so
+  ConfigState* c = &table_->at(index);
   UpdateMedianCi(c, seed_);
   stats::Interval ci{c->ci_low, c->ci_high};
   return stats::RelativeHalfWidth(ci, c->median) <= spec_.repetitions.target_rel_ci;
 }
 
 bool AdaptiveRepetitions::NeedsWork(int index) {
-  ConfigState& c = table_->at(index);
+  const ConfigState& c = table_->Get(index);
   const auto st = c.record.state();
   if (st == v1::CONFIG_STATE_DONE || st == v1::CONFIG_STATE_INFEASIBLE) return false;
   if (c.record.eliminated()) return false;
@@ -96,11 +98,11 @@ bool AdaptiveRepetitions::NeedsWork(int index) {
   if (planned >= r.max) return false;
   if (c.extended) return true;       // stage 2: straight to repetitions.max
   if (c.inflight > 0) return false;  // decide adaptively once the results are in
-  return !CiTight(&c);
+  return !CiTight(index);
 }
 
 v1::ConfigState AdaptiveRepetitions::Decide(int index) {
-  ConfigState& c = table_->at(index);
+  const ConfigState& c = table_->Get(index);  // held by now if anything below changes it
   const RepetitionPolicy& r = spec_.repetitions;
   bool infeasible = c.record.failures() >= r.max_failures;
   for (const auto& [cls, n] : c.failure_counts) {
@@ -123,7 +125,7 @@ v1::ConfigState AdaptiveRepetitions::Decide(int index) {
   }
   if (c.inflight == 0 && c.record.eliminated()) return v1::CONFIG_STATE_DONE;
   if (c.inflight == 0 && c.ok_attempts >= r.min && !hold &&
-      (c.ok_attempts >= r.max || c.primary.empty() || (!c.extended && CiTight(&c)))) {
+      (c.ok_attempts >= r.max || c.primary.empty() || (!c.extended && CiTight(index)))) {
     return v1::CONFIG_STATE_DONE;
   }
   return c.inflight > 0 ? v1::CONFIG_STATE_LEASED : v1::CONFIG_STATE_PENDING;
@@ -143,18 +145,22 @@ void AdaptiveRepetitions::UpdateLeader(int index) {
   auto better = [&](const ConfigState& a, const ConfigState& b) {
     return minimize ? a.median < b.median : a.median > b.median;
   };
-  const ConfigState& c = table_->at(index);
+  const ConfigState& c = table_->Get(index);
   if (leader_ != index) {
-    if (eligible(c) && (leader_ < 0 || better(c, table_->at(leader_)))) leader_ = index;
+    if (eligible(c) && (leader_ < 0 || better(c, table_->Get(leader_)))) leader_ = index;
     return;
   }
-  // The leader's own median moved: rescan (rare: at most repetitions.max times per leader).
+  // The leader's own median moved: rescan the held configurations (an untouched one has no
+  // executions); the lowest index wins among equals. Rare: at most repetitions.max times per
+  // leader.
   leader_ = -1;
-  for (int i = 0; i < table_->size(); ++i) {
-    if (eligible(table_->at(i)) && (leader_ < 0 || better(table_->at(i), table_->at(leader_)))) {
+  table_->ForEachHeld([&](int i, const ConfigState& o) {
+    if (!eligible(o)) return;
+    if (leader_ < 0 || better(o, table_->Get(leader_)) ||
+        (i < leader_ && !better(table_->Get(leader_), o))) {
       leader_ = i;
     }
-  }
+  });
 }
 
 // Contenders: CIs overlap, or the winner rule's comparison (winner.h) cannot separate them yet.
@@ -186,7 +192,7 @@ void AdaptiveRepetitions::ExtendContenders(int index) {
     Reopen(leader);
     return;
   }
-  for (int j = 0; j < table_->size(); ++j) {
+  for (int j : table_->HeldIndices()) {  // an untouched one has no executions
     ConfigState& o = table_->at(j);
     if (j == index || o.executions.empty() || o.ok_attempts < spec_.repetitions.min ||
         o.record.eliminated() || o.record.state() == v1::CONFIG_STATE_INFEASIBLE) {

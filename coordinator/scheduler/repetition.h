@@ -49,7 +49,8 @@ class AdaptiveRepetitions {
   int leader() const { return leader_; }
 
  private:
-  bool CiTight(ConfigState* c) const;
+  // Whether the median CI of `index` is tight enough (refreshes its cached CI).
+  bool CiTight(int index) const;
   void StageOneFinished();  // one configuration left stage 1 (min executions, or infeasible)
   void UpdateLeader(int index);
   bool Contends(const ConfigState& a, const ConfigState& b) const;

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "common/space/expand.h"
+#include "common/space/space_index.h"
 #include "common/store/failure_text.h"
 #include "common/store/store_checks.h"
 #include "spdlog/spdlog.h"
@@ -24,49 +25,77 @@ Scheduler::Scheduler(const SweepSpec& spec, SchedulerOptions options, ResultStor
   if (options_.epoch.empty()) options_.epoch = "e0";
 }
 
-Status Scheduler::Init() {
-  FS_RETURN_IF_ERROR(store_->PutSpec(spec_.name, spec_.text));
-  // Existing configuration records (resume) keep their state and failure counts.
-  FS_ASSIGN_OR_RETURN(std::vector<v1::ConfigRecord> stored, store_->LoadConfigs(spec_.name));
-  std::unordered_map<std::string, v1::ConfigRecord> stored_by_key;
-  for (auto& r : stored) stored_by_key.emplace(r.config_key(), std::move(r));
-
-  std::vector<v1::ConfigRecord> fresh;
-  std::vector<Config> expanded;
-  {
+StatusOr<std::unique_ptr<SpaceIndex>> Scheduler::BuildSpace() const {
+  FS_ASSIGN_OR_RETURN(SpaceIndex space, SpaceIndex::Build(spec_));
+  if (!search_->SelectsAll()) {
+    // random / lhs draw their sample from the expanded space: expand it once, here.
+    std::vector<Config> expanded;
     SpaceIterator it(spec_);
     Config c;
     while (it.Next(&c)) expanded.push_back(c);
     FS_RETURN_IF_ERROR(it.status());
+    space.Select(search_->Select(expanded));
   }
-  std::vector<bool> keep = search_->Select(expanded);
-  for (size_t e = 0; e < expanded.size(); ++e) {
-    if (!keep[e]) continue;
-    const Config& c = expanded[e];
-    ConfigState st;
-    st.params = c;
-    const std::string key = ConfigHash(c);
-    auto found = stored_by_key.find(key);
-    if (found != stored_by_key.end()) {
-      st.record = found->second;
-      if (st.record.state() == v1::CONFIG_STATE_LEASED) {
-        st.record.set_state(v1::CONFIG_STATE_PENDING);
-      }
-      // Every failure is a stored attempt: the replay below counts them again from zero.
-      st.record.set_failures(0);
+  return std::make_unique<SpaceIndex>(std::move(space));
+}
+
+std::unordered_map<std::string, int> Scheduler::Locate(
+    const std::vector<v1::ConfigRecord>& stored, const std::vector<v1::Attempt>& attempts) const {
+  std::unordered_map<std::string, int> where;
+  std::unordered_set<std::string> missing;
+  // A record's seq is its index (the expansion of one spec text is deterministic): checked.
+  for (const auto& r : stored) {
+    const uint64_t seq = r.seq();
+    if (seq < static_cast<uint64_t>(space_->size()) &&
+        space_->KeyAt(static_cast<int64_t>(seq)) == r.config_key()) {
+      where.emplace(r.config_key(), static_cast<int>(seq));
     } else {
-      st.record.set_config_key(key);
-      for (const auto& [name, value] : c) (*st.record.mutable_params())[name] = value.ToString();
-      st.record.set_state(v1::CONFIG_STATE_PENDING);
-      st.record.set_seq(configs_.size());
-      fresh.push_back(st.record);
+      missing.insert(r.config_key());
     }
-    configs_.Add(std::move(st));
   }
-  for (size_t i = 0; i < fresh.size(); i += 1000) {
-    std::vector<v1::ConfigRecord> batch(fresh.begin() + i,
-                                        fresh.begin() + std::min(fresh.size(), i + 1000));
-    FS_RETURN_IF_ERROR(store_->PutConfigs(spec_.name, batch));
+  for (const auto& a : attempts) {
+    if (!a.reference() && where.count(a.config_key()) == 0) missing.insert(a.config_key());
+  }
+  // Keys without a (valid) record: one walk of the space, hashing each configuration.
+  for (int64_t i = 0; i < space_->size() && !missing.empty(); ++i) {
+    std::string key = space_->KeyAt(i);
+    if (missing.erase(key) > 0) where.emplace(std::move(key), static_cast<int>(i));
+  }
+  return where;
+}
+
+Status Scheduler::Init() {
+  FS_RETURN_IF_ERROR(store_->PutSpec(spec_.name, spec_.text));
+  FS_ASSIGN_OR_RETURN(space_, BuildSpace());
+  configs_.AddSpace(space_.get());
+  // Existing configuration records (resume) keep their state and failure counts; records are
+  // written when a configuration first changes state (or is first counted), not here.
+  FS_ASSIGN_OR_RETURN(std::vector<v1::ConfigRecord> stored, store_->LoadConfigs(spec_.name));
+  FS_ASSIGN_OR_RETURN(std::vector<v1::Attempt> attempts, store_->LoadAttempts(spec_.name));
+  const std::unordered_map<std::string, int> where = Locate(stored, attempts);
+  std::unordered_set<std::string> attempted;
+  for (const auto& a : attempts) {
+    if (!a.reference()) attempted.insert(a.config_key());
+  }
+  for (auto& r : stored) {
+    auto it = where.find(r.config_key());
+    if (it == where.end()) continue;  // not (or no longer) in this sweep's configurations
+    const bool fresh =
+        (r.state() == v1::CONFIG_STATE_PENDING || r.state() == v1::CONFIG_STATE_LEASED) &&
+        !r.eliminated() && attempted.count(r.config_key()) == 0;
+    if (fresh) continue;  // no different from an untouched configuration (older stores)
+    ConfigState& st = configs_.at(it->second);
+    st.record = std::move(r);
+    st.stored = true;
+    if (st.record.state() == v1::CONFIG_STATE_LEASED) {
+      st.record.set_state(v1::CONFIG_STATE_PENDING);
+    }
+    // Every failure is a stored attempt: the replay below counts them again from zero.
+    st.record.set_failures(0);
+  }
+  for (const std::string& key : attempted) {
+    auto it = where.find(key);
+    if (it != where.end()) configs_.at(it->second);  // held: the replay counts into it
   }
   if (spec_.reference) {
     Config ref = *spec_.reference;
@@ -76,7 +105,6 @@ Status Scheduler::Init() {
     dispatcher_.SetReference(std::move(ref));
   }
   // Replay stored attempts.
-  FS_ASSIGN_OR_RETURN(std::vector<v1::Attempt> attempts, store_->LoadAttempts(spec_.name));
   for (const auto& a : attempts) {
     CountAttempt(a);
     const int index = configs_.Find(a.config_key());
@@ -86,8 +114,8 @@ Status Scheduler::Init() {
   for (int i = 0; i < configs_.size(); ++i) Reevaluate(i);
   search_->AfterResults(&configs_);
   PersistChanged();
-  spdlog::info("sweep {}: {} configurations, {} stored attempts replayed", spec_.name,
-               configs_.size(), attempts.size());
+  spdlog::info("sweep {}: {} configurations ({} held), {} stored attempts replayed", spec_.name,
+               configs_.size(), configs_.held(), attempts.size());
   return Status::Ok();
 }
 
@@ -110,10 +138,10 @@ void Scheduler::CountAttempt(const v1::Attempt& a) {
 }
 
 void Scheduler::Reevaluate(int index) {
-  const ConfigState& c = configs_.at(index);
-  const auto old = c.record.state();
+  const auto old = configs_.Get(index).record.state();
   if (old == v1::CONFIG_STATE_DONE || old == v1::CONFIG_STATE_INFEASIBLE) return;
-  configs_.SetState(index, reps_.Decide(index));
+  configs_.SetState(index, reps_.Decide(index));  // an untouched one that stays PENDING stays so
+  const ConfigState& c = configs_.Get(index);
   if (c.record.state() == v1::CONFIG_STATE_INFEASIBLE) {
     spdlog::warn("configuration {} ({}) is infeasible: {} failures, last {}: {}",
                  c.record.config_key(), ConfigToString(c.params), c.record.failures(),

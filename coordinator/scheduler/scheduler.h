@@ -41,6 +41,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "common/space/space_index.h"
 #include "common/space/spec.h"
 #include "common/space/value.h"
 #include "common/store/store.h"
@@ -91,7 +92,8 @@ class Scheduler {
   Scheduler(const Scheduler&) = delete;
   Scheduler& operator=(const Scheduler&) = delete;
 
-  // Expands the space, stores spec + configurations, and replays stored attempts (resume).
+  // Indexes the space (SpaceIndex: nothing is stored per configuration until it is touched),
+  // stores the spec, and replays stored records and attempts (resume).
   // Errors: the store's (kUnavailable), kAlreadyExists when the store holds another spec text for
   // the same sweep name.
   Status Init();
@@ -154,13 +156,20 @@ class Scheduler {
   // Leases granted and not yet returned or expired.
   int64_t OutstandingLeases() const { return leases_.outstanding(); }
   Progress GetProgress() const;
-  const std::vector<ConfigState>& configs() const { return configs_.all(); }
+  // The configurations (held and untouched: config_table.h).
+  const ConfigTable& configs() const { return configs_; }
   const SweepSpec& spec() const { return spec_; }
   std::vector<std::string> WorkerIds() const;
   // Best configuration so far by primary-metric median (done configs first); -1 when none.
   int BestIndex() const;
 
  private:
+  // The space the table is indexed into (a search strategy's sample of it for random / lhs).
+  StatusOr<std::unique_ptr<SpaceIndex>> BuildSpace() const;
+  // Where each stored record's and attempt's configuration is: its index, from the record's seq
+  // when that checks out, else from one walk of the space. Keys not in the space are absent.
+  std::unordered_map<std::string, int> Locate(const std::vector<v1::ConfigRecord>& stored,
+                                              const std::vector<v1::Attempt>& attempts) const;
   void Reevaluate(int index);
   // Writes the records the ConfigTable reports changed (PersistConfig each).
   void PersistChanged();
@@ -182,6 +191,7 @@ class Scheduler {
   SchedulerOptions options_;
   ResultStore* store_;
   std::string spec_hash_;
+  std::unique_ptr<SpaceIndex> space_;  // set by Init
   ConfigTable configs_;
   AdaptiveRepetitions reps_;
   std::unique_ptr<SearchStrategy> search_;  // chosen once from spec.search.strategy

@@ -75,6 +75,7 @@ std::vector<v1::Lease> Scheduler::OnWorkRequest(const std::string& worker_id,
 v1::Lease Scheduler::MakeLease(int index, const std::string& worker_id, bool reference,
                                double now) {
   v1::Lease lease;
+  // A leased configuration is held from now on (ConfigTable::at creates it from the space).
   const Config& params = index >= 0 ? configs_.at(index).params : *dispatcher_.reference();
   const std::string key =
       index >= 0 ? configs_.at(index).record.config_key() : dispatcher_.reference_key();

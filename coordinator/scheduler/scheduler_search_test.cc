@@ -56,7 +56,7 @@ search: {strategy: )") +
     }
   }
   EXPECT_TRUE(s.Finished());
-  *best = CanonicalKey(s.configs()[s.BestIndex()].params);
+  *best = CanonicalKey(s.configs().Params(s.BestIndex()));
   if (strategy == "racing") {
     EXPECT_GE(s.GetProgress().eliminated, 4);
   }
@@ -93,13 +93,14 @@ search: {strategy: )" + strategy +
     ASSERT_TRUE(store.ok());
     Scheduler s(*spec, SchedulerOptions{}, store->get());
     ASSERT_TRUE(s.Init().ok());
-    ASSERT_EQ(s.configs().size(), 4u) << strategy;
+    ASSERT_EQ(s.configs().size(), 4) << strategy;
     if (strategy == "lhs") {
       // Latin hypercube: every level of A and of B appears exactly once in 4 samples.
       std::set<std::string> a, b;
-      for (const auto& c : s.configs()) {
-        a.insert(c.params.at("A").ToString());
-        b.insert(c.params.at("B").ToString());
+      for (int i = 0; i < s.configs().size(); ++i) {
+        const Config c = s.configs().Params(i);
+        a.insert(c.at("A").ToString());
+        b.insert(c.at("B").ToString());
       }
       EXPECT_EQ(a.size(), 4u);
       EXPECT_EQ(b.size(), 4u);

@@ -99,7 +99,7 @@ class SchedulerTest : public ::testing::Test {
 };
 
 TEST_F(SchedulerTest, RunsEveryConfigurationToItsRepetitionsWithPinnedValuesMerged) {
-  EXPECT_EQ(sched_->configs().size(), 6u);
+  EXPECT_EQ(sched_->configs().size(), 6);
   Hello("w1", 0);
   double now = 0;
   auto first = sched_->OnWorkRequest("w1", 1, now);
@@ -307,11 +307,11 @@ TEST_F(SchedulerTest, FailureCountsDoNotDoubleOnResume) {
   ASSERT_EQ(timeouts, 2);
   for (int restart = 0; restart < 2; ++restart) {
     Reopen();
-    for (const auto& c : sched_->configs()) {
-      if (c.record.config_key() != key) continue;
-      EXPECT_EQ(c.record.failures(), 2) << "after restart " << restart;
-      EXPECT_NE(c.record.state(), v1::CONFIG_STATE_INFEASIBLE) << "after restart " << restart;
-    }
+    const int index = sched_->configs().Find(key);
+    ASSERT_GE(index, 0) << "a configuration with attempts is held after restart " << restart;
+    const v1::ConfigRecord& r = sched_->configs().Get(index).record;
+    EXPECT_EQ(r.failures(), 2) << "after restart " << restart;
+    EXPECT_NE(r.state(), v1::CONFIG_STATE_INFEASIBLE) << "after restart " << restart;
   }
   EXPECT_EQ(sched_->GetProgress().infeasible, 0);
 }
@@ -326,7 +326,7 @@ TEST_F(SchedulerTest, ForgedResultsAreRefusedAndCountedApart) {
   ASSERT_FALSE(lease.reference());
   // A result for a configuration nobody leased, with an id in the old KEY-EPOCH-SEQ form.
   v1::Lease made_up = lease;
-  made_up.set_config_key(sched_->configs()[5].record.config_key());
+  made_up.set_config_key(sched_->configs().Key(5));
   made_up.set_lease_id(made_up.config_key() + "-ep1-1");
   made_up.set_reference(false);
   for (int i = 0; i < 20; ++i) {

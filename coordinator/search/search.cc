@@ -20,6 +20,7 @@ namespace {
 class SampledSearch : public SearchStrategy {
  public:
   SampledSearch(const SweepSpec& spec, bool latin) : spec_(spec), latin_(latin) {}
+  bool SelectsAll() const override { return spec_.search.budget <= 0; }
 
   std::vector<bool> Select(const std::vector<Config>& all) const override {
     const SearchSpec& s = spec_.search;
@@ -96,26 +97,30 @@ class RacingSearch : public SearchStrategy {
     // The leader: best median among configurations with their first round complete.
     const bool minimize = spec_.primary_metric().goal == Goal::kMinimize;
     const int first_round = spec_.repetitions.min;
+    // Only held configurations can have samples (an untouched one has none); the lowest index
+    // wins among equal medians.
     int leader = -1;
-    for (int i = 0; i < table->size(); ++i) {
-      ConfigState& c = table->at(i);
-      if (c.ok_attempts < first_round || c.primary.empty()) continue;
+    double lead = 0;
+    table->ForEachHeld([&](int i, ConfigState& c) {
+      if (c.ok_attempts < first_round || c.primary.empty()) return;
       UpdateMedianCi(&c, ci_seed_);
-      const double lead = leader < 0 ? 0 : table->at(leader).median;
-      if (leader < 0 || (minimize ? c.median < lead : c.median > lead)) leader = i;
-    }
+      if (leader < 0 || (minimize ? c.median < lead : c.median > lead) ||
+          (c.median == lead && i < leader)) {
+        leader = i;
+        lead = c.median;
+      }
+    });
     if (leader < 0) return;
-    const ConfigState& l = table->at(leader);
-    for (int i = 0; i < table->size(); ++i) {
-      ConfigState& c = table->at(i);
-      if (i == leader || c.ok_attempts < first_round || c.primary.empty()) continue;
-      if (c.record.state() == v1::CONFIG_STATE_INFEASIBLE || c.record.eliminated()) continue;
+    const ConfigState& l = table->Get(leader);
+    table->ForEachHeld([&](int i, ConfigState& c) {
+      if (i == leader || c.ok_attempts < first_round || c.primary.empty()) return;
+      if (c.record.state() == v1::CONFIG_STATE_INFEASIBLE || c.record.eliminated()) return;
       const bool clearly_worse = minimize ? c.ci_low > l.ci_high : c.ci_high < l.ci_low;
-      if (!clearly_worse) continue;
+      if (!clearly_worse) return;
       c.record.set_eliminated(true);
       table->MarkChanged(i);
       if (c.inflight == 0) table->SetState(i, v1::CONFIG_STATE_DONE);
-    }
+    });
   }
 
  private:

@@ -22,7 +22,11 @@ namespace fleetsweep {
 class SearchStrategy {
  public:
   virtual ~SearchStrategy() = default;
-  // Which of the expanded configurations (in expansion order) the sweep keeps.
+  // Whether Select keeps every configuration whatever the space (grid, racing): then the
+  // scheduler never expands the space (its table is indexed into it, config_table.h).
+  virtual bool SelectsAll() const { return true; }
+  // Which of the expanded configurations (in expansion order) the sweep keeps. Called only when
+  // !SelectsAll() (random, lhs: the space is expanded once, at Init, to draw the sample).
   virtual std::vector<bool> Select(const std::vector<Config>& all) const;
   // Called after the resume replay and after every counted ok attempt. Racing eliminates
   // configurations here; the others do nothing.
