@@ -250,6 +250,12 @@ nlohmann::json ResultsToJson(const SweepResult& r, const ResultsOptions& options
                   {"infeasible", r.infeasible},         {"unfinished", r.unfinished},
                   {"attempts", r.total_attempts},       {"failed_attempts", r.failed_attempts},
                   {"samples", r.total_samples}};
+  j["interrupted"] = r.interrupted;
+  if (r.space_configurations > 0) {
+    j["summary"]["space_configurations"] = r.space_configurations;
+    j["summary"]["not_run"] =
+        std::max<int64_t>(0, r.space_configurations - static_cast<int64_t>(r.configs.size()));
+  }
   const std::vector<size_t> listed = ListedConfigs(r, options);
   nlohmann::json configs = nlohmann::json::array();
   for (size_t i : listed) configs.push_back(ConfigJson(r.configs[i], i + 1));
@@ -328,6 +334,16 @@ std::string SummaryTable(const SweepResult& r, int rows) {
   std::ostringstream o;
   char line[768];
   const std::string bar(78, '!');
+  if (r.interrupted) {
+    o << "INTERRUPTED: the sweep stopped before it finished; results cover the configurations "
+         "that ran";
+    if (r.space_configurations > 0) {
+      o << " (" << r.configs.size() << " of " << r.space_configurations << "; "
+        << std::max<int64_t>(0, r.space_configurations - static_cast<int64_t>(r.configs.size()))
+        << " never ran and are not listed)";
+    }
+    o << "\n";
+  }
   if (!r.valid) {
     o << bar << "\n!! SWEEP RESULT INVALID: no speedup from this sweep can be defended\n";
     for (const auto& why : r.invalid_reasons) o << "!!   " << why << "\n";

@@ -1,5 +1,6 @@
 // results_writer: above ResultsOptions::full_limit configurations results.json is summarised (the
-// top configurations plus those a verdict names, "configurations_truncated"), results.csv is not.
+// top configurations plus those a verdict names, "configurations_truncated"), results.csv is not;
+// an interrupted sweep says so.
 #include "coordinator/aggregate/results_writer.h"
 
 #include <gtest/gtest.h>
@@ -137,6 +138,28 @@ TEST_F(ResultsDir, AtOrBelowTheLimitNothingChanges) {
   EXPECT_FALSE(j.contains("configurations_truncated"));
   EXPECT_EQ(j["configurations"].size(), 12u);
   EXPECT_EQ(CsvRows(), 12);
+}
+
+// An interrupted sweep (issue 16): results cover the configurations with a record; the summary
+// says it was interrupted and how many of the space's configurations never ran.
+TEST_F(ResultsDir, AnInterruptedSweepSaysSoAndCountsWhatNeverRan) {
+  SweepResult r = TwelveConfigs(0.2);
+  const nlohmann::json whole = ResultsToJson(r, ResultsOptions{});
+  EXPECT_EQ(whole["interrupted"], false);
+  EXPECT_FALSE(whole["summary"].contains("not_run"));
+  EXPECT_EQ(SummaryTable(r, 3).find("INTERRUPTED"), std::string::npos);
+  r.interrupted = true;
+  r.space_configurations = 1000000;
+  ASSERT_TRUE(WriteResults(dir_.string(), r, ResultsOptions{}).ok());
+  const nlohmann::json j = Json();
+  EXPECT_EQ(j["interrupted"], true);
+  EXPECT_EQ(j["summary"]["configurations"], 12);
+  EXPECT_EQ(j["summary"]["space_configurations"], 1000000);
+  EXPECT_EQ(j["summary"]["not_run"], 1000000 - 12);
+  EXPECT_EQ(CsvRows(), 12);
+  const std::string table = SummaryTable(r, 3);
+  EXPECT_NE(table.find("INTERRUPTED"), std::string::npos) << table;
+  EXPECT_NE(table.find("12 of 1000000; 999988 never ran"), std::string::npos) << table;
 }
 
 }  // namespace

@@ -176,6 +176,12 @@ struct SweepResult {
   int64_t total_attempts = 0, failed_attempts = 0, total_samples = 0;
   int64_t done = 0, infeasible = 0, unfinished = 0;
   std::vector<std::string> warnings;
+  // Set by the sweep runner (not the aggregate): the sweep stopped before every configuration
+  // finished (a signal, a store fault), and how many configurations its space has. `configs`
+  // lists only configurations with a stored record (counted or changed state), so an
+  // interrupted sweep's never-run configurations are space_configurations - configs.size().
+  bool interrupted = false;
+  int64_t space_configurations = 0;  // 0: not known (an aggregate of a store alone)
 
   // Honest-measurement audits.
   bool valid = true;

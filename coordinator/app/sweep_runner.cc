@@ -253,7 +253,11 @@ RunOutcome SweepRunner::Finish() {
   AggregateOptions aggregate_options;
   aggregate_options.seed = st.scheduler_options.seed;
   aggregate_options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // The store holds records only for configurations that were counted or changed state, so an
+  // interrupted sweep aggregates (and bootstraps) only those; the rest never ran.
   SweepResult result = Aggregate(st.spec, *records, *attempts, aggregate_options);
+  result.interrupted = !st.scheduler->Finished();
+  result.space_configurations = st.scheduler->configs().size();
   out_ << SummaryTable(result, 10);
   if (!o.out_dir.empty()) {
     Status w = WriteResults(o.out_dir, result, o.results);
