@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <optional>
 #include <random>
@@ -230,6 +231,17 @@ RunOutcome SweepRunner::Finish() {
   if (!state_) return RunOutcome::Fail(ExitCode::kStartOrIoFailure, "Finish before Open");
   State& st = *state_;
   const SweepRunOptions& o = options_;
+  // Where Finish spends its time, logged once at the end (issue 16: an interrupted sweep must
+  // exit within 2 s).
+  double mark = Now();
+  std::string phases;
+  auto phase = [&](const char* name) {
+    const double now = Now();
+    char b[64];
+    std::snprintf(b, sizeof b, "%s%s %.2f s", phases.empty() ? "" : ", ", name, now - mark);
+    phases += b;
+    mark = now;
+  };
   // Aggregate from the store: the durable record is the truth.
   auto records = st.store->LoadConfigs(st.spec.name);
   auto attempts = st.store->LoadAttempts(st.spec.name);
@@ -244,6 +256,7 @@ RunOutcome SweepRunner::Finish() {
   if (complete.ok()) {
     complete = CheckStoreIntact(st.store.get(), st.spec, static_cast<int64_t>(counted.size()));
   }
+  phase("read back and checked");
   if (!complete.ok()) {
     // kDataLoss: attempts vanished; anything else: the store could not be read right now.
     return RunOutcome::Fail(complete.code() == StatusCode::kDataLoss ? ExitCode::kStoreLostData
@@ -258,11 +271,13 @@ RunOutcome SweepRunner::Finish() {
   SweepResult result = Aggregate(st.spec, *records, *attempts, aggregate_options);
   result.interrupted = !st.scheduler->Finished();
   result.space_configurations = st.scheduler->configs().size();
+  phase("aggregate");
   out_ << SummaryTable(result, 10);
   if (!o.out_dir.empty()) {
     Status w = WriteResults(o.out_dir, result, o.results);
     if (!w.ok()) return RunOutcome::Fail(ExitCode::kStartOrIoFailure, w.message());
     out_ << "results: " << o.out_dir << "/results.json, " << o.out_dir << "/results.csv\n";
+    phase("results");
     ReportOptions report_options;
     report_options.attempts = &*attempts;  // the store is still locked by this process
     Status rep = WriteReport(o.out_dir, report_options);
@@ -271,7 +286,9 @@ RunOutcome SweepRunner::Finish() {
     } else {
       spdlog::warn("report: {}", rep.message());
     }
+    phase("report");
   }
+  spdlog::info("finish ({} configurations aggregated): {}", records->size(), phases);
   RunOutcome outcome = JudgeResult(result, st.scheduler->Finished());
   if (!o.free_at_exit) {  // intentionally leaked: the process is about to exit
     new std::tuple<decltype(records), decltype(attempts), SweepResult>(
