@@ -19,6 +19,7 @@
 #include "common/store/store.h"
 #include "coordinator/app/runner_test_support.h"
 #include "coordinator/app/store_watch.h"
+#include "nlohmann/json.hpp"
 #include "tests/support/redis_server.h"
 #include "tests/support/temp_dir.h"
 
@@ -166,8 +167,8 @@ TEST(SweepRunner, PhasesNeedOpen) {
   EXPECT_EQ(runner.Finish().code, ExitCode::kStartOrIoFailure);
 }
 
-// A stop before any work: Serve returns, Finish writes the (empty) results and exits 0 (nothing
-// finished, so no verdict on what did not run).
+// A stop before any work: Serve returns, Finish writes the (empty) results, saying the sweep was
+// interrupted, and exits 0 (nothing finished, so no verdict on what did not run).
 TEST(SweepRunner, StoppedSweepFinishesWithZero) {
   auto dir = testing::TempDir::Create();
   ASSERT_TRUE(dir.ok());
@@ -185,6 +186,14 @@ TEST(SweepRunner, StoppedSweepFinishesWithZero) {
   EXPECT_TRUE(std::filesystem::exists(dir->Join("out/results.json")));
   EXPECT_NE(out.str().find("results: " + o.out_dir + "/results.json"), std::string::npos)
       << out.str();
+  // Interrupted before anything ran: no configuration has a record, and the results say so.
+  std::ifstream in(dir->Join("out/results.json"));
+  const nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["interrupted"], true);
+  EXPECT_EQ(j["summary"]["configurations"], 0);
+  EXPECT_EQ(j["summary"]["space_configurations"], 3);
+  EXPECT_EQ(j["summary"]["not_run"], 3);
+  EXPECT_NE(out.str().find("INTERRUPTED"), std::string::npos) << out.str();
 }
 
 // --- StoreWatch against a real redis-server ---

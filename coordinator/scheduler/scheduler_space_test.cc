@@ -181,5 +181,45 @@ TEST_F(SchedulerSpace, AnOlderStoreWithEveryRecordUpFrontHoldsOnlyWhatChanged) {
   EXPECT_EQ(sched_->GetProgress().pending, 18);
 }
 
+// Issue 16's space: 1,000,000 configurations. Init holds none and writes no record; a lease
+// holds only its configuration, whose params are its index decoded (C fastest).
+TEST(SchedulerMillion, InitHoldsNothingAndALeaseHoldsOnlyItsConfiguration) {
+  auto d = testing::TempDir::Create();
+  ASSERT_TRUE(d.ok());
+  auto store = FileStore::Open(d->Join("store"));
+  ASSERT_TRUE(store.ok());
+  std::string levels;
+  for (int i = 0; i < 100; ++i) levels += (i ? ", " : "") + std::to_string(i);
+  auto spec = ParseSpecText(
+      "sweep: million\nexecutor: {type: exec, command: [\"/bin/true\"]}\n"
+      "parameters:\n  A: {values: [" +
+          levels + "]}\n  B: {values: [" + levels + "]}\n  C: {values: [" + levels +
+          "]}\n"
+          "metrics: [{name: t, goal: minimize}]\n",
+      "million.yaml");
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  SchedulerOptions o;
+  o.epoch = "e1";
+  Scheduler s(*spec, o, store->get());
+  ASSERT_TRUE(s.Init().ok());
+  EXPECT_EQ(s.configs().size(), 1000000);
+  EXPECT_EQ(s.configs().held(), 0);
+  EXPECT_TRUE((*store)->LoadConfigs("million")->empty());
+  EXPECT_EQ(s.GetProgress().pending, 1000000);
+  v1::Hello h;
+  h.mutable_node()->set_slots(2);
+  s.OnHello("w", h, 0);
+  auto ls = s.OnWorkRequest("w", 2, 1);
+  ASSERT_EQ(ls.size(), 2u);
+  EXPECT_EQ(s.configs().held(), 2);
+  for (const auto& l : ls) {
+    const int index = s.configs().Find(l.config_key());
+    ASSERT_GE(index, 0);
+    EXPECT_EQ(l.params().at("A"), std::to_string(index / 10000));
+    EXPECT_EQ(l.params().at("B"), std::to_string(index / 100 % 100));
+    EXPECT_EQ(l.params().at("C"), std::to_string(index % 100));
+  }
+}
+
 }  // namespace
 }  // namespace fleetsweep
