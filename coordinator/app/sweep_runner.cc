@@ -278,13 +278,20 @@ RunOutcome SweepRunner::Finish() {
     if (!w.ok()) return RunOutcome::Fail(ExitCode::kStartOrIoFailure, w.message());
     out_ << "results: " << o.out_dir << "/results.json, " << o.out_dir << "/results.csv\n";
     phase("results");
-    ReportOptions report_options;
-    report_options.attempts = &*attempts;  // the store is still locked by this process
-    Status rep = WriteReport(o.out_dir, report_options);
-    if (rep.ok()) {
-      out_ << "report: " << o.out_dir << "/report.html\n";
+    if (result.interrupted) {
+      // Interrupted: exit promptly (issue 16: within 2 s); the report is one command away and is
+      // written when a resumed sweep finishes.
+      out_ << "report: not written for an interrupted sweep (`fleetsweep report " << o.out_dir
+           << "` writes it)\n";
     } else {
-      spdlog::warn("report: {}", rep.message());
+      ReportOptions report_options;
+      report_options.attempts = &*attempts;  // the store is still locked by this process
+      Status rep = WriteReport(o.out_dir, report_options);
+      if (rep.ok()) {
+        out_ << "report: " << o.out_dir << "/report.html\n";
+      } else {
+        spdlog::warn("report: {}", rep.message());
+      }
     }
     phase("report");
   }

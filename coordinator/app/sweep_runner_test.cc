@@ -194,6 +194,9 @@ TEST(SweepRunner, StoppedSweepFinishesWithZero) {
   EXPECT_EQ(j["summary"]["space_configurations"], 3);
   EXPECT_EQ(j["summary"]["not_run"], 3);
   EXPECT_NE(out.str().find("INTERRUPTED"), std::string::npos) << out.str();
+  // No report.html for an interrupted sweep (a prompt exit); the output says how to write it.
+  EXPECT_FALSE(std::filesystem::exists(dir->Join("out/report.html")));
+  EXPECT_NE(out.str().find("fleetsweep report " + o.out_dir), std::string::npos) << out.str();
 }
 
 // --- StoreWatch against a real redis-server ---
