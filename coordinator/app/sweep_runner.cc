@@ -17,6 +17,7 @@
 #include "common/metrics/exposer.h"
 #include "common/space/spec.h"
 #include "common/store/store.h"
+#include "common/store/write_behind_store.h"
 #include "coordinator/aggregate/aggregator.h"
 #include "coordinator/aggregate/results_writer.h"
 #include "coordinator/app/live_audits.h"
@@ -61,6 +62,9 @@ struct SweepRunner::State {
   std::unique_ptr<MetricsExposer> exposer;
   std::unique_ptr<CoordinatorMetrics> metrics;
   std::unique_ptr<TimedStore> timed;
+  // What the scheduler, the server and the store watch use while serving: writes are made
+  // durable by its thread (group commit) while the serving thread goes on; every read drains it.
+  std::unique_ptr<WriteBehindStore> write_behind;
   SchedulerOptions scheduler_options;
   std::unique_ptr<Scheduler> scheduler;
   std::unique_ptr<CoordinatorServer> server;
@@ -129,6 +133,7 @@ RunOutcome SweepRunner::Open() {
   st->timed = std::make_unique<TimedStore>(st->store.get(), [m](const char* op, double s) {
     if (m) m->ObserveStoreLatency(op, s);
   });
+  st->write_behind = std::make_unique<WriteBehindStore>(st->timed.get());
   SchedulerOptions& so = st->scheduler_options;
   so = o.scheduler;
   if (so.epoch.empty()) {
@@ -144,7 +149,7 @@ RunOutcome SweepRunner::Open() {
     };
     so.on_lease_granted = [m](const v1::Lease&) { m->IncLeasesGranted(); };
   }
-  st->scheduler = std::make_unique<Scheduler>(st->spec, so, st->timed.get());
+  st->scheduler = std::make_unique<Scheduler>(st->spec, so, st->write_behind.get());
   Status init = st->scheduler->Init();
   if (!init.ok()) {
     // kAlreadyExists: the store holds another spec under this sweep's name.
@@ -153,6 +158,7 @@ RunOutcome SweepRunner::Open() {
                             init.message());
   }
   st->server = std::make_unique<CoordinatorServer>(st->scheduler.get(), o.server, Now);
+  st->server->SetDurability(st->write_behind.get());
   Status b = st->server->Bind();
   if (!b.ok()) return RunOutcome::Fail(ExitCode::kStartOrIoFailure, b.message());
   spdlog::info("coordinator for sweep '{}' listening on {}", st->spec.name, st->server->endpoint());
@@ -185,7 +191,8 @@ RunOutcome SweepRunner::Serve(const std::atomic<bool>& stop) {
   }
   LiveAudits audits(
       st.spec, m, live, records,
-      m ? CountedBefore(st.timed.get(), st.spec, scheduler, live.max_live_attempts) : std::nullopt);
+      m ? CountedBefore(st.write_behind.get(), st.spec, scheduler, live.max_live_attempts)
+        : std::nullopt);
   auto hand_over = [&](double now) {
     if (!m) return;
     LiveBatch batch;
@@ -202,7 +209,7 @@ RunOutcome SweepRunner::Serve(const std::atomic<bool>& stop) {
     }
     audits.Hand(std::move(batch));
   };
-  StoreWatch watch(st.spec, st.timed.get(), options_.store_give_up_seconds);
+  StoreWatch watch(st.spec, st.write_behind.get(), options_.store_give_up_seconds);
   const std::string endpoint = st.server->endpoint();
   // Serving stops on a signal (stop) or a store fault found on a tick (halt).
   std::atomic<bool> halt{false};
@@ -242,19 +249,21 @@ RunOutcome SweepRunner::Finish() {
     phases += b;
     mark = now;
   };
-  // Aggregate from the store: the durable record is the truth.
-  auto records = st.store->LoadConfigs(st.spec.name);
-  auto attempts = st.store->LoadAttempts(st.spec.name);
+  // Aggregate from the store: the durable record is the truth (read through the write-behind
+  // store: every accepted write is durable first).
+  auto records = st.write_behind->LoadConfigs(st.spec.name);
+  auto attempts = st.write_behind->LoadAttempts(st.spec.name);
   if (!records.ok() || !attempts.ok()) {
     return RunOutcome::Fail(ExitCode::kStartOrIoFailure,
                             "cannot read results back: " +
                                 (!records.ok() ? records.status() : attempts.status()).message());
   }
-  (void)st.store->Flush();
+  (void)st.write_behind->Flush();
   const auto& counted = st.scheduler->CountedAttemptIds();
   Status complete = CheckAttemptsComplete(*attempts, counted);
   if (complete.ok()) {
-    complete = CheckStoreIntact(st.store.get(), st.spec, static_cast<int64_t>(counted.size()));
+    complete =
+        CheckStoreIntact(st.write_behind.get(), st.spec, static_cast<int64_t>(counted.size()));
   }
   phase("read back and checked");
   if (!complete.ok()) {

@@ -5,6 +5,7 @@
 #include <vector>
 #include <zmq.hpp>
 
+#include "common/store/write_behind_store.h"
 #include "common/wire/wire.h"
 #include "coordinator/server/zap.h"
 #include "spdlog/spdlog.h"
@@ -112,13 +113,32 @@ void CoordinatorServer::HandleReady() {
 }
 
 void CoordinatorServer::FlushAcks() {
-  for (auto& [rid, acks] : acks_) {
-    if (acks.lease_ids_size() == 0) continue;
-    v1::Envelope out;
-    *out.mutable_result_acks() = std::move(acks);
-    Send(rid, Wrap(std::move(out)));
-  }
+  if (acks_.empty()) return;
+  const uint64_t ticket = durability_ ? durability_->accepted() : 0;
+  held_acks_.emplace_back(ticket, std::move(acks_));
   acks_.clear();
+  SendDurableAcks();
+}
+
+void CoordinatorServer::SendDurableAcks() {
+  const uint64_t durable = durability_ ? durability_->durable() : 0;
+  while (!held_acks_.empty() && held_acks_.front().first <= durable) {
+    for (auto& [rid, acks] : held_acks_.front().second) {
+      if (acks.lease_ids_size() == 0) continue;
+      v1::Envelope out;
+      *out.mutable_result_acks() = std::move(acks);
+      Send(rid, Wrap(std::move(out)));
+    }
+    held_acks_.pop_front();
+  }
+}
+
+void CoordinatorServer::DrainAcks() {
+  if (durability_ && !held_acks_.empty()) {
+    Status s = durability_->Drain();
+    if (!s.ok()) spdlog::warn("coordinator: results not acknowledged at exit: {}", s.ToString());
+  }
+  SendDurableAcks();
 }
 
 void CoordinatorServer::HandleResults(const std::string& rid, const std::string& identity,
@@ -212,18 +232,22 @@ void CoordinatorServer::TellFinished() {
 
 Status CoordinatorServer::Serve(const std::atomic<bool>& stop,
                                 const std::function<void()>& on_tick) {
-  zmq::pollitem_t items[] = {{static_cast<void*>(*sock_), 0, ZMQ_POLLIN, 0}};
+  zmq::pollitem_t items[] = {{static_cast<void*>(*sock_), 0, ZMQ_POLLIN, 0},
+                             {nullptr, durability_ ? durability_->notify_fd() : -1, ZMQ_POLLIN, 0}};
+  const int n_items = durability_ ? 2 : 1;
   double last_tick = 0;
   double finished_at = -1;
   bool finished_unheard = false;  // finished before any worker said hello (a restart)
   while (!stop.load()) {
     try {
-      zmq::poll(items, 1, std::chrono::milliseconds(50));
+      zmq::poll(items, n_items, std::chrono::milliseconds(50));
     } catch (const zmq::error_t& e) {
       if (e.num() == EINTR) continue;
       return Status::Internal(std::string("coordinator: poll: ") + e.what());
     }
     if (items[0].revents & ZMQ_POLLIN) HandleReady();
+    if (n_items > 1 && (items[1].revents & ZMQ_POLLIN)) durability_->ClearNotification();
+    SendDurableAcks();
     const double now = clock_();
     if (now - last_tick >= 0.1) {
       scheduler_->Tick(now);
@@ -246,11 +270,13 @@ Status CoordinatorServer::Serve(const std::atomic<bool>& stop,
           spdlog::warn("coordinator: exiting with {} executions still running on workers",
                        scheduler_->OutstandingLeases());
         }
+        DrainAcks();
         std::this_thread::sleep_for(std::chrono::milliseconds(100));
         return Status::Ok();
       }
     }
   }
+  DrainAcks();
   return Status::Ok();
 }
 

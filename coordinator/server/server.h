@@ -6,6 +6,9 @@
 // one wake-up (several Results messages, several results each) with one ResultAcks per worker,
 // sent only after the wake-up's store writes (attempts, then configuration records) completed,
 // and naming only results whose attempts are durable (or were refused, or counted before).
+// With a WriteBehindStore (SetDurability) those writes only queue: the server goes on serving
+// (leases are granted while the store fsyncs) and holds each wake-up's acks until the store's
+// durable ticket reaches the wake-up's last accepted write (woken by the store's notify fd).
 // A malformed message is answered with Reject and otherwise ignored (logged, rate-limited); one
 // of another protocol version with a Reject that names both versions (EncodeVersionReject): it
 // never stops the server.
@@ -18,11 +21,13 @@
 #pragma once
 
 #include <atomic>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "common/status.h"
 #include "coordinator/scheduler/scheduler.h"
@@ -33,6 +38,8 @@ class socket_t;
 }  // namespace zmq
 
 namespace fleetsweep {
+
+class WriteBehindStore;  // common/store/write_behind_store.h
 
 struct CurveServerOptions {
   bool enabled = false;
@@ -70,6 +77,9 @@ class CoordinatorServer {
   Status Serve(const std::atomic<bool>& stop, const std::function<void()>& on_tick);
 
   int64_t rejected_messages() const { return rejected_; }
+  // The store the scheduler writes through, when it is a WriteBehindStore (borrowed; must
+  // outlive Serve): acks wait for its durability. Call before Serve.
+  void SetDurability(WriteBehindStore* store) { durability_ = store; }
 
  private:
   struct Incoming {
@@ -85,6 +95,10 @@ class CoordinatorServer {
   void HandleResults(const std::string& routing_id, const std::string& identity,
                      const v1::Results& results, double now);
   void FlushAcks();
+  // Sends the held acks whose writes are durable now.
+  void SendDurableAcks();
+  // At exit: waits (bounded) for the store, then sends every ack it made durable.
+  void DrainAcks();
   void Send(const std::string& routing_id, const std::string& bytes);
   // Sends Shutdown("sweep finished") to every known worker not told yet (workers that say hello
   // after the sweep finished are told on the next call).
@@ -100,6 +114,9 @@ class CoordinatorServer {
   int64_t rejected_ = 0;
   std::set<std::string> told_;                  // workers sent Shutdown since the sweep finished
   std::map<std::string, v1::ResultAcks> acks_;  // per routing id, sent after the batch's writes
+  WriteBehindStore* durability_ = nullptr;
+  // Acks held until the store's durable ticket reaches theirs, oldest first.
+  std::deque<std::pair<uint64_t, std::map<std::string, v1::ResultAcks>>> held_acks_;
 };
 
 }  // namespace fleetsweep
