@@ -25,10 +25,11 @@ WriteBehindStore::WriteBehindStore(ResultStore* inner, WriteBehindOptions option
 
 WriteBehindStore::~WriteBehindStore() {
   {
-    // The writer may still recover from a failure: wait for it (bounded) before giving up.
+    // Wait for the writer (bounded); a store that refuses writes now is not waited for: what
+    // it holds was never acknowledged, and its workers keep those results.
     std::unique_lock<std::mutex> lock(mu_);
     drained_.wait_for(lock, Seconds(options_.drain_timeout_seconds),
-                      [&] { return durable_ == accepted_; });
+                      [&] { return durable_ == accepted_ || !failing_.ok(); });
     stopping_ = true;
     if (durable_ != accepted_) {
       std::fprintf(stderr,

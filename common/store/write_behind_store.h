@@ -25,8 +25,9 @@
 // when the store keeps failing they return its error after `drain_timeout_seconds`.
 //
 // Ownership: borrows `inner` (must outlive this object); owns the writer thread. The destructor
-// drains (at most `drain_timeout_seconds`; what is still queued then is dropped with a warning: it
-// was never acknowledged) and joins. Thread-safety: every method may be called from any thread.
+// drains (at most `drain_timeout_seconds`, and not at all while the store refuses writes; what is
+// still queued then is dropped with a warning on stderr: it was never acknowledged, so its
+// workers still hold those results) and joins. Thread-safety: every method may be called from any thread.
 #pragma once
 
 #include <condition_variable>
