@@ -9,12 +9,14 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
 #include <zmq.hpp>
 
 #include "common/store/file_store.h"
+#include "common/store/write_behind_store.h"
 #include "common/wire/wire.h"
 #include "tests/support/temp_dir.h"
 
@@ -36,6 +38,7 @@ class SwitchableStore : public ResultStore {
   explicit SwitchableStore(ResultStore* inner) : inner_(inner) {}
   std::atomic<bool> refuse{false};
   std::atomic<int> failed_attempt_writes{0}, attempt_batches{0}, batch_sizes{0};
+  std::mutex gate;  // held by the test: attempt writes wait for it
 
   Status PutSpec(const std::string& s, const std::string& y) override {
     return inner_->PutSpec(s, y);
@@ -59,6 +62,7 @@ class SwitchableStore : public ResultStore {
   }
   StatusOr<std::vector<bool>> PutAttempts(const std::string& s, const std::vector<v1::Attempt>& a,
                                           const std::vector<std::string>& e) override {
+    std::lock_guard<std::mutex> wait_for_the_test(gate);
     if (refuse) {
       ++failed_attempt_writes;
       return Status::Unavailable("store down (test)");
@@ -93,6 +97,7 @@ double Now() {
 
 class ServerTest : public ::testing::Test {
  protected:
+  virtual bool UseWriteBehind() const { return false; }
   void SetUp() override {
     auto d = testing::TempDir::Create();
     ASSERT_TRUE(d.ok());
@@ -107,9 +112,16 @@ class ServerTest : public ::testing::Test {
     SchedulerOptions so;
     so.store_probe_min_seconds = 0.01;
     so.store_probe_max_seconds = 0.01;
-    sched_ = std::make_unique<Scheduler>(spec_, so, store_.get());
+    if (UseWriteBehind()) {
+      WriteBehindOptions wo;
+      wo.retry_min_seconds = wo.retry_max_seconds = 0.005;
+      write_behind_ = std::make_unique<WriteBehindStore>(store_.get(), wo);
+    }
+    ResultStore* store = write_behind_ ? write_behind_.get() : store_.get();
+    sched_ = std::make_unique<Scheduler>(spec_, so, store);
     ASSERT_TRUE(sched_->Init().ok());
     server_ = std::make_unique<CoordinatorServer>(sched_.get(), ServerOptions{}, Now);
+    server_->SetDurability(write_behind_.get());
     ASSERT_TRUE(server_->Bind().ok());
     thread_ = std::thread([this] { (void)server_->Serve(stop_, nullptr); });
     worker_.set(zmq::sockopt::routing_id, std::string("w1"));
@@ -170,9 +182,12 @@ class ServerTest : public ::testing::Test {
     }
     return e;
   }
-  std::set<std::string> StoredIds() {
+  // What the store holds (through the write-behind store, which drains first, unless `direct`:
+  // only while its writer is held at the gate).
+  std::set<std::string> StoredIds(bool direct = false) {
     std::set<std::string> ids;
-    auto all = file_->LoadAttempts("srv");
+    auto all =
+        write_behind_ && !direct ? write_behind_->LoadAttempts("srv") : file_->LoadAttempts("srv");
     EXPECT_TRUE(all.ok());
     if (all.ok()) {
       for (const auto& a : *all) ids.insert(a.attempt_id());
@@ -183,6 +198,7 @@ class ServerTest : public ::testing::Test {
   std::optional<testing::TempDir> dir_;
   std::unique_ptr<FileStore> file_;
   std::unique_ptr<SwitchableStore> store_;
+  std::unique_ptr<WriteBehindStore> write_behind_;  // over store_, when UseWriteBehind()
   SweepSpec spec_;
   std::unique_ptr<Scheduler> sched_;
   std::unique_ptr<CoordinatorServer> server_;
@@ -285,6 +301,58 @@ TEST_F(ServerTest, AVersionOnePeerGetsARejectItCanReadNamingBothVersions) {
   EXPECT_NE(reply.reject().reason().find("speaks version 2"), std::string::npos);
   EXPECT_EQ(reply.reject().speaks_protocol_version(), 2u);
   EXPECT_FALSE(sched_->KnowsWorker("w1")) << "the version-1 hello was not taken";
+}
+
+// With the write-behind store (what the coordinator serves with): while a result's write is in
+// flight the server goes on serving (a work request is answered), and the result's ack waits
+// until the write is durable.
+class ServerWriteBehindTest : public ServerTest {
+ protected:
+  bool UseWriteBehind() const override { return true; }
+};
+
+TEST_F(ServerWriteBehindTest, LeasesAreGrantedWhileAWriteIsInFlightAndItsAckWaitsForIt) {
+  Hello();
+  auto first = Request(2);
+  ASSERT_EQ(first.size(), 2u);
+  std::unique_lock<std::mutex> hold(store_->gate);  // the store "fsyncs" until released
+  Send(ResultsFor(first));
+  // A work request sent after the results is answered at once (with leases, not the ack: the
+  // ack cannot come before the write it acknowledges is durable).
+  auto more = Request(1);
+  ASSERT_EQ(more.size(), 1u);
+  EXPECT_EQ(sched_->CountedAttemptIds().size(), 2u) << "counted while the write is in flight";
+  for (const auto& l : first) EXPECT_FALSE(StoredIds(/*direct=*/true).count(l.lease_id()));
+  hold.unlock();
+  auto acks = Next();
+  ASSERT_TRUE(acks && acks->has_result_acks()) << (acks ? EnvelopeKind(*acks) : "nothing");
+  ASSERT_EQ(acks->result_acks().lease_ids_size(), 2);
+  std::set<std::string> stored = StoredIds();
+  for (const auto& id : acks->result_acks().lease_ids()) EXPECT_TRUE(stored.count(id)) << id;
+}
+
+TEST_F(ServerWriteBehindTest, WhileTheStoreRefusesNothingIsAcknowledgedAndTheWriteIsRetried) {
+  Hello();
+  auto leases = Request(3);
+  ASSERT_EQ(leases.size(), 3u);
+  store_->refuse = true;
+  Send(ResultsFor(leases));
+  while (store_->failed_attempt_writes.load() < 2) std::this_thread::yield();  // retried
+  // A hello sent now is answered first: no ack for the refused write came before it.
+  v1::Envelope hello;
+  hello.mutable_hello()->mutable_node()->set_slots(1);
+  Send(hello);
+  auto next = Next();
+  ASSERT_TRUE(next);
+  EXPECT_TRUE(next->has_hello_ack()) << "got " << EnvelopeKind(*next) << " before the hello ack";
+  // The store comes back: the write accepted before the failure lands and is acknowledged,
+  // without the worker sending it again.
+  store_->refuse = false;
+  auto acks = Next();
+  ASSERT_TRUE(acks && acks->has_result_acks()) << (acks ? EnvelopeKind(*acks) : "nothing");
+  EXPECT_EQ(acks->result_acks().lease_ids_size(), 3);
+  std::set<std::string> stored = StoredIds();
+  for (const auto& l : leases) EXPECT_TRUE(stored.count(l.lease_id())) << l.lease_id();
 }
 
 }  // namespace
