@@ -117,7 +117,8 @@ class ServerTest : public ::testing::Test {
       wo.retry_min_seconds = wo.retry_max_seconds = 0.005;
       write_behind_ = std::make_unique<WriteBehindStore>(store_.get(), wo);
     }
-    ResultStore* store = write_behind_ ? write_behind_.get() : store_.get();
+    ResultStore* store = store_.get();
+    if (write_behind_) store = write_behind_.get();
     sched_ = std::make_unique<Scheduler>(spec_, so, store);
     ASSERT_TRUE(sched_->Init().ok());
     server_ = std::make_unique<CoordinatorServer>(sched_.get(), ServerOptions{}, Now);
