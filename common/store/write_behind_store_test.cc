@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/store/forwarding_store.h"
 #include "common/store/store_test_suite.h"
 #include "tests/support/temp_dir.h"
 
@@ -56,9 +57,10 @@ namespace {
 
 // A real FileStore whose writes can be held at a gate or made to fail, and which logs the
 // writes it was asked for ("A<n>" attempts, "C<n>" records).
-class GatedStore : public ResultStore {
+class GatedStore : public ForwardingStore {
  public:
-  explicit GatedStore(std::unique_ptr<ResultStore> real) : real_(std::move(real)) {}
+  explicit GatedStore(std::unique_ptr<ResultStore> real)
+      : ForwardingStore(real.get()), real_(std::move(real)) {}
   void Close() {
     std::lock_guard<std::mutex> l(mu_);
     open_ = false;
@@ -81,19 +83,9 @@ class GatedStore : public ResultStore {
     return log_;
   }
 
-  Status PutSpec(const std::string& s, const std::string& y) override {
-    return real_->PutSpec(s, y);
-  }
-  StatusOr<std::optional<std::string>> GetSpec(const std::string& s) override {
-    return real_->GetSpec(s);
-  }
-  StatusOr<std::vector<std::string>> ListSweeps() override { return real_->ListSweeps(); }
   Status PutConfigs(const std::string& s, const std::vector<v1::ConfigRecord>& c) override {
     FS_RETURN_IF_ERROR(Gate("C" + std::to_string(c.size())));
     return real_->PutConfigs(s, c);
-  }
-  StatusOr<std::vector<v1::ConfigRecord>> LoadConfigs(const std::string& s) override {
-    return real_->LoadConfigs(s);
   }
   StatusOr<bool> PutAttempt(const std::string& s, const v1::Attempt& a) override {
     FS_RETURN_IF_ERROR(Gate("A1"));
@@ -104,18 +96,6 @@ class GatedStore : public ResultStore {
     FS_RETURN_IF_ERROR(Gate("A" + std::to_string(a.size())));
     return real_->PutAttempts(s, a, e);
   }
-  StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& s) override {
-    return real_->LoadAttempts(s);
-  }
-  StatusOr<int64_t> CountAttempts(const std::string& s) override { return real_->CountAttempts(s); }
-  Status AppendEvent(const std::string& s, const std::string& e) override {
-    return real_->AppendEvent(s, e);
-  }
-  StatusOr<std::vector<std::string>> ReadEvents(const std::string& s, int64_t f,
-                                                int64_t m) override {
-    return real_->ReadEvents(s, f, m);
-  }
-  Status Flush() override { return real_->Flush(); }
   std::string Describe() const override { return "gated " + real_->Describe(); }
 
  private:

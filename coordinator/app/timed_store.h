@@ -1,6 +1,7 @@
 // TimedStore: a ResultStore decorator that reports each call's latency to a callback (the
-// coordinator's store-latency histogram) and forwards everything else unchanged. Not owning the
-// wrapped store. Thread-safety: as the wrapped store's.
+// coordinator's store-latency histogram) and forwards everything else unchanged, PutAttempts as
+// one call (the backend's one-pipeline batch, op "put_attempts"). Not owning the wrapped store.
+// Thread-safety: as the wrapped store's (the observer may be called from the thread that writes).
 #pragma once
 
 #include <chrono>
@@ -9,15 +10,15 @@
 #include <utility>
 #include <vector>
 
-#include "common/store/store.h"
+#include "common/store/forwarding_store.h"
 
 namespace fleetsweep {
 
-class TimedStore : public ResultStore {
+class TimedStore : public ForwardingStore {
  public:
   using Observer = std::function<void(const char* op, double seconds)>;
   TimedStore(ResultStore* inner, Observer observer)
-      : inner_(inner), observer_(std::move(observer)) {}
+      : ForwardingStore(inner), inner_(inner), observer_(std::move(observer)) {}
 
   Status PutSpec(const std::string& s, const std::string& y) override {
     return Time("put_spec", [&] { return inner_->PutSpec(s, y); });
@@ -37,6 +38,10 @@ class TimedStore : public ResultStore {
   StatusOr<bool> PutAttempt(const std::string& s, const v1::Attempt& a) override {
     return Time("put_attempt", [&] { return inner_->PutAttempt(s, a); });
   }
+  StatusOr<std::vector<bool>> PutAttempts(const std::string& s, const std::vector<v1::Attempt>& a,
+                                          const std::vector<std::string>& e) override {
+    return Time("put_attempts", [&] { return inner_->PutAttempts(s, a, e); });
+  }
   StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& s) override {
     return Time("load_attempts", [&] { return inner_->LoadAttempts(s); });
   }
@@ -53,7 +58,6 @@ class TimedStore : public ResultStore {
   Status Flush() override {
     return Time("flush", [&] { return inner_->Flush(); });
   }
-  std::string Describe() const override { return inner_->Describe(); }
 
  private:
   template <typename F>

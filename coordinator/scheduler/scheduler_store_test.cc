@@ -9,6 +9,7 @@
 #include <set>
 
 #include "common/store/file_store.h"
+#include "common/store/forwarding_store.h"
 #include "common/wire/wire.h"
 #include "coordinator/scheduler/scheduler.h"
 #include "tests/support/temp_dir.h"
@@ -28,54 +29,37 @@ reference: {A: 1, B: x}
 )";
 
 // A store whose writes can be made to fail (disk full, Redis at maxmemory with noeviction).
-class RefusingStore : public ResultStore {
+class RefusingStore : public ForwardingStore {
  public:
-  explicit RefusingStore(ResultStore* inner) : inner_(inner) {}
+  explicit RefusingStore(ResultStore* inner) : ForwardingStore(inner) {}
   bool refuse = false;
   int writes_tried = 0;
+  int batches = 0, batch_attempts = 0, attempt_writes = 0, config_writes = 0;
+
   Status PutSpec(const std::string& s, const std::string& y) override {
-    return Write([&] { return inner_->PutSpec(s, y); });
+    return Write([&] { return inner()->PutSpec(s, y); });
   }
-  StatusOr<std::optional<std::string>> GetSpec(const std::string& s) override {
-    return inner_->GetSpec(s);
-  }
-  StatusOr<std::vector<std::string>> ListSweeps() override { return inner_->ListSweeps(); }
   Status PutConfigs(const std::string& s, const std::vector<v1::ConfigRecord>& c) override {
     ++config_writes;
-    return Write([&] { return inner_->PutConfigs(s, c); });
-  }
-  StatusOr<std::vector<v1::ConfigRecord>> LoadConfigs(const std::string& s) override {
-    return inner_->LoadConfigs(s);
+    return Write([&] { return inner()->PutConfigs(s, c); });
   }
   StatusOr<bool> PutAttempt(const std::string& s, const v1::Attempt& a) override {
     ++writes_tried;
     ++attempt_writes;
     if (refuse) return Status::Unavailable("OOM command not allowed when used memory > maxmemory");
-    return inner_->PutAttempt(s, a);
-  }
-  StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& s) override {
-    return inner_->LoadAttempts(s);
-  }
-  StatusOr<int64_t> CountAttempts(const std::string& s) override {
-    return inner_->CountAttempts(s);
+    return inner()->PutAttempt(s, a);
   }
   Status AppendEvent(const std::string& s, const std::string& e) override {
-    return Write([&] { return inner_->AppendEvent(s, e); });
-  }
-  StatusOr<std::vector<std::string>> ReadEvents(const std::string& s, int64_t f,
-                                                int64_t m) override {
-    return inner_->ReadEvents(s, f, m);
+    return Write([&] { return inner()->AppendEvent(s, e); });
   }
   StatusOr<std::vector<bool>> PutAttempts(const std::string& s, const std::vector<v1::Attempt>& a,
                                           const std::vector<std::string>& e) override {
     ++batches;
     batch_attempts += static_cast<int>(a.size());
     if (refuse) return Status::Unavailable("OOM command not allowed when used memory > maxmemory");
-    return inner_->PutAttempts(s, a, e);
+    return inner()->PutAttempts(s, a, e);
   }
-  int batches = 0, batch_attempts = 0, attempt_writes = 0, config_writes = 0;
-  Status Flush() override { return inner_->Flush(); }
-  std::string Describe() const override { return "refusing:" + inner_->Describe(); }
+  std::string Describe() const override { return "refusing:" + inner()->Describe(); }
 
  private:
   template <typename F>
@@ -84,7 +68,6 @@ class RefusingStore : public ResultStore {
     if (refuse) return Status::Unavailable("OOM command not allowed when used memory > maxmemory");
     return f();
   }
-  ResultStore* inner_;
 };
 
 // Item 7 of issue 15: while the store refuses writes no lease is granted or expired (nothing would

@@ -16,6 +16,7 @@
 #include <zmq.hpp>
 
 #include "common/store/file_store.h"
+#include "common/store/forwarding_store.h"
 #include "common/store/write_behind_store.h"
 #include "common/wire/wire.h"
 #include "tests/support/temp_dir.h"
@@ -33,32 +34,19 @@ metrics: [{name: t, goal: minimize}]
 
 // Forwards to a FileStore; attempt writes fail while `refuse` is set. Counted for the test
 // thread (the server calls it on its own thread).
-class SwitchableStore : public ResultStore {
+class SwitchableStore : public ForwardingStore {
  public:
-  explicit SwitchableStore(ResultStore* inner) : inner_(inner) {}
+  explicit SwitchableStore(ResultStore* inner) : ForwardingStore(inner) {}
   std::atomic<bool> refuse{false};
   std::atomic<int> failed_attempt_writes{0}, attempt_batches{0}, batch_sizes{0};
   std::mutex gate;  // held by the test: attempt writes wait for it
 
-  Status PutSpec(const std::string& s, const std::string& y) override {
-    return inner_->PutSpec(s, y);
-  }
-  StatusOr<std::optional<std::string>> GetSpec(const std::string& s) override {
-    return inner_->GetSpec(s);
-  }
-  StatusOr<std::vector<std::string>> ListSweeps() override { return inner_->ListSweeps(); }
-  Status PutConfigs(const std::string& s, const std::vector<v1::ConfigRecord>& c) override {
-    return inner_->PutConfigs(s, c);
-  }
-  StatusOr<std::vector<v1::ConfigRecord>> LoadConfigs(const std::string& s) override {
-    return inner_->LoadConfigs(s);
-  }
   StatusOr<bool> PutAttempt(const std::string& s, const v1::Attempt& a) override {
     if (refuse) {
       ++failed_attempt_writes;
       return Status::Unavailable("store down (test)");
     }
-    return inner_->PutAttempt(s, a);
+    return inner()->PutAttempt(s, a);
   }
   StatusOr<std::vector<bool>> PutAttempts(const std::string& s, const std::vector<v1::Attempt>& a,
                                           const std::vector<std::string>& e) override {
@@ -69,26 +57,9 @@ class SwitchableStore : public ResultStore {
     }
     ++attempt_batches;
     batch_sizes += static_cast<int>(a.size());
-    return inner_->PutAttempts(s, a, e);
+    return inner()->PutAttempts(s, a, e);
   }
-  StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& s) override {
-    return inner_->LoadAttempts(s);
-  }
-  StatusOr<int64_t> CountAttempts(const std::string& s) override {
-    return inner_->CountAttempts(s);
-  }
-  Status AppendEvent(const std::string& s, const std::string& e) override {
-    return inner_->AppendEvent(s, e);
-  }
-  StatusOr<std::vector<std::string>> ReadEvents(const std::string& s, int64_t f,
-                                                int64_t m) override {
-    return inner_->ReadEvents(s, f, m);
-  }
-  Status Flush() override { return inner_->Flush(); }
-  std::string Describe() const override { return "switchable:" + inner_->Describe(); }
-
- private:
-  ResultStore* inner_;
+  std::string Describe() const override { return "switchable:" + inner()->Describe(); }
 };
 
 double Now() {
