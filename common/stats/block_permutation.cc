@@ -16,17 +16,24 @@ struct Block {
   std::vector<int> observed;    // the observed labels, aligned with centred
 };
 
-double Statistic(const std::vector<Block>& blocks, const std::vector<std::vector<int>>& labels,
-                 const std::vector<double>& counts, std::vector<double>* sums) {
+// The blocks' values and labels laid end to end (block by block, in order), so that the
+// statistic is one sequential pass; the sums are added in the same order as block by block.
+struct Flat {
+  std::vector<size_t> offset;  // block b holds [offset[b], offset[b + 1])
+  std::vector<double> centred;
+  std::vector<int> labels;
+};
+
+double Statistic(const Flat& flat, const std::vector<double>& counts, std::vector<double>* sums) {
   std::fill(sums->begin(), sums->end(), 0.0);
-  for (size_t b = 0; b < blocks.size(); ++b) {
-    for (size_t i = 0; i < blocks[b].centred.size(); ++i) {
-      (*sums)[labels[b][i]] += blocks[b].centred[i];
-    }
-  }
+  double* s_by_level = sums->data();
+  const double* centred = flat.centred.data();
+  const int* labels = flat.labels.data();
+  const size_t n = flat.centred.size();
+  for (size_t i = 0; i < n; ++i) s_by_level[labels[i]] += centred[i];
   double s = 0;
   for (size_t l = 0; l < sums->size(); ++l) {
-    if (counts[l] > 0) s += (*sums)[l] * (*sums)[l] / counts[l];
+    if (counts[l] > 0) s += s_by_level[l] * s_by_level[l] / counts[l];
   }
   return s;
 }
@@ -90,16 +97,24 @@ StatusOr<BlockPermutationResult> BlockPermutationTest(
   if (blocks.empty()) return r;  // nothing to permute: S = 0, p = 1
   r.arrangements = std::exp(log_total);
   std::vector<double> sums(static_cast<size_t>(levels));
-  std::vector<std::vector<int>> labels;
-  for (const auto& blk : blocks) labels.push_back(blk.observed);
-  r.statistic = Statistic(blocks, labels, counts, &sums);
+  Flat flat;
+  flat.offset.push_back(0);
+  for (const auto& blk : blocks) {
+    flat.centred.insert(flat.centred.end(), blk.centred.begin(), blk.centred.end());
+    flat.labels.insert(flat.labels.end(), blk.observed.begin(), blk.observed.end());
+    flat.offset.push_back(flat.labels.size());
+  }
+  r.statistic = Statistic(flat, counts, &sums);
+  int* labels = flat.labels.data();
 
   if (r.arrangements <= exact_limit + 0.5) {
     r.exact = true;
-    for (size_t b = 0; b < blocks.size(); ++b) labels[b] = blocks[b].labels;
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      std::copy(blocks[b].labels.begin(), blocks[b].labels.end(), labels + flat.offset[b]);
+    }
     double total = 0, hits = 0, best = -1, at_best = 0;
     while (true) {
-      const double s = Statistic(blocks, labels, counts, &sums);
+      const double s = Statistic(flat, counts, &sums);
       total += 1;
       if (AtLeast(s, r.statistic)) hits += 1;
       if (s > best * (1 + 1e-12) + 1e-300) {
@@ -109,7 +124,10 @@ StatusOr<BlockPermutationResult> BlockPermutationTest(
         at_best += 1;
       }
       size_t b = 0;  // odometer over the blocks' distinct permutations
-      while (b < blocks.size() && !std::next_permutation(labels[b].begin(), labels[b].end())) ++b;
+      while (b < blocks.size() &&
+             !std::next_permutation(labels + flat.offset[b], labels + flat.offset[b + 1])) {
+        ++b;
+      }
       if (b == blocks.size()) break;
     }
     r.p_value = hits / total;
@@ -119,12 +137,13 @@ StatusOr<BlockPermutationResult> BlockPermutationTest(
   Rng rng(seed);
   int hits = 0;
   for (int i = 0; i < resamples; ++i) {
-    for (auto& l : labels) {
-      for (size_t k = l.size(); k > 1; --k) {
+    for (size_t b = 0; b < blocks.size(); ++b) {
+      int* l = labels + flat.offset[b];
+      for (size_t k = flat.offset[b + 1] - flat.offset[b]; k > 1; --k) {
         std::swap(l[k - 1], l[rng.UniformIndex(static_cast<uint32_t>(k))]);
       }
     }
-    if (AtLeast(Statistic(blocks, labels, counts, &sums), r.statistic)) ++hits;
+    if (AtLeast(Statistic(flat, counts, &sums), r.statistic)) ++hits;
   }
   r.resamples = resamples;
   r.p_value = (1.0 + hits) / (1.0 + resamples);

@@ -1,6 +1,9 @@
 #include "common/stats/hierarchical.h"
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <numeric>
 #include <string>
 
@@ -23,6 +26,16 @@ Status CheckExecutions(const std::vector<std::vector<double>>& executions, int r
                                    std::to_string(resamples));
   }
   return Status::Ok();
+}
+
+// True when every value has the same bits as the first (so -0.0 and 0.0 differ) and doubling
+// it cannot overflow: then every resampled median is exactly that value.
+bool AllSameBits(const std::vector<double>& xs) {
+  if (xs.empty() || !(std::fabs(xs[0]) <= std::numeric_limits<double>::max() / 2)) return false;
+  for (double x : xs) {
+    if (std::memcmp(&x, &xs[0], sizeof x) != 0) return false;
+  }
+  return true;
 }
 
 }  // namespace
@@ -49,33 +62,39 @@ StatusOr<std::vector<double>> HierarchicalBootstrapMedians(
     position[order[r]] = static_cast<uint32_t>(r);
     sorted[r] = flat[order[r]];
   }
-  // The value at 0-based rank `want` of the round's draw.
-  std::vector<uint32_t> count(total);
-  auto at_rank = [&](size_t want) {
-    size_t cum = 0;
-    for (size_t r = 0; r < total; ++r) {
-      cum += count[r];
-      if (cum > want) return sorted[r];
-    }
-    return sorted[total - 1];
-  };
   Rng rng(seed);
   std::vector<double> medians;
   medians.reserve(static_cast<size_t>(resamples));
+  if (AllSameBits(flat)) {
+    // Exact shortcut: every round's median is the one value (v, or (v + v) / 2 == v), so the
+    // draws need not be made (the stream is local to this call).
+    medians.assign(static_cast<size_t>(resamples), flat[0]);
+    return medians;
+  }
+  std::vector<uint32_t> count(total);
+  uint32_t* counts = count.data();
   for (int b = 0; b < resamples; ++b) {
     std::fill(count.begin(), count.end(), 0u);
     size_t drawn = 0;
     for (uint32_t i = 0; i < k; ++i) {
       const uint32_t e = rng.UniformIndex(k);
-      const uint32_t n = static_cast<uint32_t>(executions[e].size());
+      const uint32_t n = static_cast<uint32_t>(offset[e + 1] - offset[e]);
       const uint32_t* pos = position.data() + offset[e];
-      for (uint32_t j = 0; j < n; ++j) ++count[pos[rng.UniformIndex(n)]];
+      for (uint32_t j = 0; j < n; ++j) ++counts[pos[rng.UniformIndex(n)]];
       drawn += n;
     }
     // As MedianInPlace: the upper middle value; for an even count the mean with the lower one.
+    // One prefix scan finds both: the first position whose inclusive prefix count exceeds the
+    // wanted 0-based rank holds that rank (the draw has `drawn` > rank values, so it stops).
     const size_t mid = drawn / 2;
-    const double upper = at_rank(mid);
-    medians.push_back(drawn % 2 == 1 ? upper : (at_rank(mid - 1) + upper) / 2);
+    const size_t lower_rank = drawn % 2 == 1 ? mid : mid - 1;
+    size_t r = 0;
+    size_t cum = counts[0];
+    while (cum <= lower_rank) cum += counts[++r];
+    const double lower = sorted[r];
+    while (cum <= mid) cum += counts[++r];
+    const double upper = sorted[r];
+    medians.push_back(drawn % 2 == 1 ? upper : (lower + upper) / 2);
   }
   return medians;
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <vector>
 
 #include "common/stats/block_permutation.h"
@@ -80,6 +81,40 @@ TEST(HierarchicalBootstrap, CountingEqualsCopyAndSelect) {
     if (total % 2 == 0) ++even_rounds;
   }
   EXPECT_GT(even_rounds, 5);
+}
+
+// Pools whose values all have the same bits take a shortcut (no draws); it must give exactly
+// what the draws give, also where it must not apply: values so large that the mean of the two
+// middle values overflows.
+TEST(HierarchicalBootstrap, ConstantPoolsEqualCopyAndSelect) {
+  const double huge = std::numeric_limits<double>::max() * 0.75;
+  const std::vector<std::vector<std::vector<double>>> cases = {
+      {{4.5, 4.5}, {4.5}, {4.5, 4.5, 4.5}},  // odd and even totals per round
+      {{-2.0}, {-2.0, -2.0}},
+      {{-0.0}, {-0.0, -0.0}},  // the sign survives
+      {{huge, huge}, {huge}},
+      {{7.0}},
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    for (uint64_t seed : {1u, 2u, 3u}) {
+      auto got = HierarchicalBootstrapMedians(cases[c], 101, seed);
+      ASSERT_TRUE(got.ok());
+      const std::vector<double> want = ReferenceMedians(cases[c], 101, seed);
+      ASSERT_EQ(got->size(), want.size());
+      for (size_t b = 0; b < want.size(); ++b) {
+        ASSERT_EQ(std::signbit((*got)[b]), std::signbit(want[b])) << "case " << c << " round " << b;
+        if (std::isnan(want[b])) {
+          ASSERT_TRUE(std::isnan((*got)[b])) << "case " << c << " round " << b;
+        } else {
+          ASSERT_EQ((*got)[b], want[b]) << "case " << c << " round " << b;
+        }
+      }
+    }
+  }
+  const auto point = HierarchicalBootstrapMedianCI({{4.5, 4.5}, {4.5}});
+  ASSERT_TRUE(point.ok());
+  EXPECT_EQ(point->low, 4.5);
+  EXPECT_EQ(point->high, 4.5);
 }
 
 TEST(HierarchicalBootstrap, RejectsBadInput) {

@@ -35,6 +35,7 @@ struct EffectOptions {
   double max_spread = 0.02;  // level effects within 2% of each other: small
   int resamples = 4000;      // Monte Carlo re-dealings when enumeration is too large
   uint64_t seed = 1;         // mixed with the parameter's name
+  int threads = 1;           // parameters tested at once (each has its own seed: same verdicts)
 };
 
 // `log_exec_medians[i]` holds, per execution of configs[i], the log of its median of the primary

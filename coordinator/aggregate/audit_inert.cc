@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <thread>
 
 #include "common/space/value.h"
 #include "common/stats/block_permutation.h"
@@ -127,8 +128,19 @@ std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
                                        const std::vector<std::vector<double>>& log_exec_medians,
                                        const std::vector<std::string>& params,
                                        const EffectOptions& options) {
-  std::vector<InertVerdict> out;
-  for (const auto& p : params) out.push_back(AuditOne(configs, log_exec_medians, p, options));
+  // Each parameter's test reads only the inputs and has its own seed: any split over threads
+  // gives the same verdicts, in parameter order.
+  std::vector<InertVerdict> out(params.size());
+  const size_t threads = std::min(params.size(), static_cast<size_t>(std::max(1, options.threads)));
+  auto run = [&](size_t first) {
+    for (size_t i = first; i < params.size(); i += std::max<size_t>(1, threads)) {
+      out[i] = AuditOne(configs, log_exec_medians, params[i], options);
+    }
+  };
+  std::vector<std::thread> pool;
+  for (size_t t = 1; t < threads; ++t) pool.emplace_back(run, t);
+  run(0);
+  for (auto& th : pool) th.join();
   return out;
 }
 

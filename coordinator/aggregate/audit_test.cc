@@ -127,6 +127,42 @@ TEST(AuditEffects, SeparatesActiveFromNoEffect) {
   EXPECT_EQ(v["C"].verdict, Effect::kActive);
 }
 
+// Parameters tested on several threads give the same verdicts, in parameter order, as one
+// thread (each parameter's test has its own seed); Monte Carlo and exact tests both.
+TEST(AuditEffects, ThreadsGiveTheSameVerdicts) {
+  std::vector<ConfigResult> cs;
+  std::vector<std::vector<double>> execs;
+  for (int a = 1; a <= 4; ++a) {
+    for (int b = 1; b <= 3; ++b) {
+      for (int c = 1; c <= 2; ++c) {
+        const double base = 10 * (1 + 0.01 * (a - 1)) * (1 + 0.4 * (c - 1));
+        cs.push_back(
+            Cfg({{"A", std::to_string(a)}, {"B", std::to_string(b)}, {"C", std::to_string(c)}}, {},
+                base));
+        execs.push_back(Execs(base, 0.02, 3 + (a + b) % 3));
+      }
+    }
+  }
+  const std::vector<std::string> params = {"A", "B", "C"};
+  EffectOptions one;
+  one.resamples = 700;
+  const auto want = AuditEffects(cs, execs, params, one);
+  for (int threads : {2, 3, 8}) {
+    EffectOptions many = one;
+    many.threads = threads;
+    const auto got = AuditEffects(cs, execs, params, many);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      EXPECT_EQ(got[i].param, params[i]);
+      EXPECT_EQ(got[i].verdict, want[i].verdict) << params[i];
+      EXPECT_EQ(got[i].p_value, want[i].p_value) << params[i];
+      EXPECT_EQ(got[i].statistic, want[i].statistic) << params[i];
+      EXPECT_EQ(got[i].exact, want[i].exact) << params[i];
+    }
+  }
+  EXPECT_EQ(want[2].verdict, Effect::kActive);
+}
+
 // One block of two configurations with three executions each: 20 arrangements, the smallest
 // reachable p is 0.1 > 0.05, so even a perfect separation is inconclusive, never "no effect".
 TEST(AuditEffects, TooFewArrangementsAreInconclusive) {

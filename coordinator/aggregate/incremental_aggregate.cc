@@ -105,6 +105,7 @@ void RunAudits(const SweepSpec& spec, const std::vector<std::vector<double>>& lo
   EffectOptions eo;
   eo.alpha = options.effect_alpha;
   eo.seed = options.seed;
+  eo.threads = options.threads;
   out->inert = AuditEffects(out->configs, log_medians, swept, eo);
   out->contradictions = FindContradictions(out->injection, out->inert);
   out->infeasible_regions = InfeasibleRegions(out->configs, swept);
