@@ -4,6 +4,10 @@ starts, the peak RSS of `fleetsweep run` (coordinator, scheduler and embedded st
 process), how long a SIGINT takes to be honoured, and what the outputs weigh.
 
   FLEETSWEEP_BIN=$PWD/build/bin python3 bench/large_sweep_bench.py [--levels 100] [--run-s 10]
+      [--metrics]
+
+--metrics serves the coordinator's Prometheus metrics (`--metrics-port 0`), which turns on the
+live audits (coordinator/app/live_audits.h) and so measures their memory too.
 
 The spec has 3 parameters of --levels levels each (100: 1,000,000 configurations), 1 execution
 per configuration of bin/fleetsweep-tiny-bench in persistent sessions (--sleep-ms 0), 2 local
@@ -56,6 +60,7 @@ def main():
     ap.add_argument("--levels", type=int, default=100)
     ap.add_argument("--run-s", type=float, default=10.0)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--metrics", action="store_true", help="--metrics-port 0 (live audits on)")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="fs-large-")
     ledger = os.path.join(work, "ledger.txt")
@@ -78,8 +83,10 @@ metrics:
 """)
     out = os.path.join(work, "out")
     t0 = time.time()
-    proc = subprocess.Popen([binary("fleetsweep"), "run", spec, "--out", out, "--workers",
-                             str(args.workers)], stdout=open(os.path.join(work, "run.out"), "w"),
+    cmd = [binary("fleetsweep"), "run", spec, "--out", out, "--workers", str(args.workers)]
+    if args.metrics:
+        cmd += ["--metrics-port", "0"]
+    proc = subprocess.Popen(cmd, stdout=open(os.path.join(work, "run.out"), "w"),
                             stderr=subprocess.STDOUT)
     peak = [0.0, 0.0]
     done = threading.Event()
@@ -118,6 +125,7 @@ metrics:
     print("| measure | value |")
     print("|---|---|")
     print("| configurations | %d |" % n)
+    print("| metrics (live audits) | %s |" % ("on" if args.metrics else "off"))
     print("| first execution after start | %s |" % ("%.2f s" % first if first is not None else "none"))
     print("| executions before SIGINT (%.0f s of running) | %d |" % (args.run_s, executions))
     print("| peak RSS of `fleetsweep run` (with its workers) | %.0f MiB (%.0f MiB) |" % (peak[0], peak[1]))

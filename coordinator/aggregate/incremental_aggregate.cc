@@ -155,15 +155,25 @@ IncrementalAggregate::IncrementalAggregate(const SweepSpec& spec,
                                            AggregateOptions options)
     : spec_(spec), options_(options), primary_(spec.primary_metric().name) {
   entries_.reserve(records.size());
-  for (const auto& r : records) {
-    Entry e;
-    e.base.key = r.config_key();
-    for (const auto& [k, v] : r.params()) e.base.params[k] = v;
-    index_[e.base.key] = entries_.size();
-    entries_.push_back(std::move(e));
+  for (const auto& r : records) Append(r);
+}
+
+void IncrementalAggregate::Append(const v1::ConfigRecord& r) {
+  Entry e;
+  e.base.key = r.config_key();
+  for (const auto& [k, v] : r.params()) e.base.params[k] = v;
+  index_[e.base.key] = entries_.size();
+  entries_.push_back(std::move(e));  // dirty: its (empty) summaries are computed on Result
+  ++dirty_count_;
+  UpdateRecord(r);
+}
+
+void IncrementalAggregate::Track(const v1::ConfigRecord& r) {
+  if (index_.count(r.config_key()) == 0) {
+    Append(r);
+  } else {
     UpdateRecord(r);
   }
-  dirty_count_ = static_cast<int64_t>(entries_.size());
 }
 
 void IncrementalAggregate::UpdateRecord(const v1::ConfigRecord& r) {

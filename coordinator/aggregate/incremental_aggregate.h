@@ -11,9 +11,14 @@
 // O(configurations) but carry no per-configuration bootstrap.
 //
 // Equality: Result after adding attempts a_1..a_n, in any batches, with any interleaving of
-// Result calls and UpdateRecord, equals Aggregate(spec, records, {a_1..a_n}, options) where
-// `records` are the latest records given (incremental_aggregate_test checks it). Aggregate itself
-// is one IncrementalAggregate fed every attempt and asked once.
+// Result calls, UpdateRecord and Track, equals Aggregate(spec, records, {a_1..a_n}, options) where
+// `records` are the latest records given, the constructor's first and then those Track added, in
+// the order added (incremental_aggregate_test checks it). Aggregate itself is one
+// IncrementalAggregate fed every attempt and asked once.
+//
+// Memory: one entry per configuration given (constructor or Track), none for the others: the live
+// audits start with the configurations counted so far and Track each one as it gets its first
+// attempt, so a 1,000,000-configuration space costs only what has run.
 //
 // Errors: none (as Aggregate). Ownership: borrows the spec (must outlive it); copies what it
 // needs from records and attempts. Not thread-safe: one thread calls everything.
@@ -43,6 +48,9 @@ class IncrementalAggregate {
   void Add(const v1::Attempt& a);
   // The configuration's new state (done, infeasible and its failure); unknown keys are ignored.
   void UpdateRecord(const v1::ConfigRecord& r);
+  // As UpdateRecord, but an unknown configuration is added (after every known one) first, so
+  // that its attempts count from now on (attempts Added before are not counted for it).
+  void Track(const v1::ConfigRecord& r);
   // The aggregate of everything added. `attempts` must be every attempt given to Add, in the
   // same order (node effects and the warm-state audit read them all).
   SweepResult Result(const std::vector<v1::Attempt>& attempts);
@@ -53,6 +61,7 @@ class IncrementalAggregate {
 
  private:
   using Executions = std::vector<std::vector<double>>;
+  void Append(const v1::ConfigRecord& r);
   struct Entry {
     ConfigResult base;  // key, params, status, counts, nodes, fingerprints, failures by class
     bool record_infeasible = false;

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -148,6 +149,49 @@ TEST(IncrementalAggregate, EqualsAFullAggregateAfterEveryRandomBatch) {
   EXPECT_GT(applied, 0);
   EXPECT_LT(applied, batches);
   EXPECT_GT(ranked_changes, 8);
+}
+
+// The live audits' way: start with no configuration and Track each one's record when its first
+// attempt arrives. Untracked configurations hold no entry; the result equals a full Aggregate over
+// the tracked records in the order they were tracked.
+TEST(IncrementalAggregate, TrackingOnFirstAttemptEqualsAggregateOfTheTrackedRecords) {
+  const SweepSpec spec = Spec();
+  AggregateOptions options;
+  options.resamples = 200;
+  int batches = 0, partial = 0;
+  for (uint64_t seed = 11; seed <= 16; ++seed) {
+    stats::Rng rng(seed);
+    options.seed = seed;
+    Sweep sweep = Records();
+    IncrementalAggregate inc(spec, {}, options);
+    EXPECT_EQ(inc.configurations(), 0);
+    std::vector<v1::Attempt> all;
+    std::vector<size_t> tracked;  // indices into sweep.records, in tracking order
+    const int total = 10 + Pick(&rng, 60);
+    while (static_cast<int>(all.size()) < total) {
+      const int batch = 1 + Pick(&rng, 4);
+      for (int i = 0; i < batch; ++i) {
+        all.push_back(RandomAttempt(sweep, &rng, static_cast<int>(all.size())));
+        size_t c = 0;
+        while (sweep.records[c].config_key() != all.back().config_key()) ++c;
+        if (std::find(tracked.begin(), tracked.end(), c) == tracked.end()) tracked.push_back(c);
+        inc.Track(sweep.records[c]);  // as a batch hands the record with the attempt
+        inc.Add(all.back());
+      }
+      if (rng.Uniform01() < 0.3) RandomRecordChange(&sweep, &rng, &inc);
+      EXPECT_EQ(inc.configurations(), static_cast<int64_t>(tracked.size()));
+      if (tracked.size() < sweep.records.size()) ++partial;
+      SweepResult got = inc.Result(all);
+      std::vector<v1::ConfigRecord> records;
+      for (size_t c : tracked) records.push_back(sweep.records[c]);
+      SweepResult want = Aggregate(spec, records, all, options);
+      ASSERT_EQ(ResultsToJson(got).dump(1), ResultsToJson(want).dump(1))
+          << "seed " << seed << " after " << all.size() << " attempts";
+      ++batches;
+    }
+  }
+  EXPECT_GT(batches, 20);
+  EXPECT_GT(partial, 3);  // the comparison covered rounds with configurations not yet tracked
 }
 
 TEST(IncrementalAggregate, FailedAndReferenceAttemptsDirtyNothing) {

@@ -82,11 +82,12 @@ void LiveAudits::Run() {
 void LiveAudits::Process(LiveBatch batch) {
   PublishProgress(batch.progress);
   if (aggregate_) {
+    // A configuration gets its entry with its first attempt (its record comes with it).
+    for (const auto& r : batch.records) aggregate_->Track(r);
     for (auto& a : batch.attempts) {
       aggregate_->Add(a);
       attempts_.push_back(std::move(a));
     }
-    for (const auto& r : batch.records) aggregate_->UpdateRecord(r);
     if (static_cast<int64_t>(attempts_.size()) > options_.max_live_attempts) {
       spdlog::info(
           "live audits: {} attempts (more than {}): node effects, audit verdicts and the "

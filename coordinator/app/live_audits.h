@@ -6,7 +6,9 @@
 // current records of their configurations. The audit thread, for every batch:
 //   - publishes the progress (configuration states, workers, slots) and the counters that grew
 //     since the last batch (leases expired, retries, duplicate and refused results);
-//   - adds the attempts to an IncrementalAggregate (incremental_aggregate.h);
+//   - adds the attempts to an IncrementalAggregate (incremental_aggregate.h), which holds an
+//     entry only for configurations with an attempt or a record handed over (Track): a
+//     configuration that never ran costs nothing, however large the space;
 // and every `aggregate_every_s` (2 s of the batches' clock; the first batch always), or every
 // `duty_factor` (5) times the last round's cost when that is longer (so that the audit thread
 // stays below about 20% of a core however large the sweep), takes its Result, whose
@@ -62,10 +64,11 @@ struct LiveBatch {
 
 class LiveAudits {
  public:
-  // `records`: every configuration's record; `attempts`: those counted before serving (a
-  // resumed sweep's); nullopt when they are not known (too many, or the store could not be
-  // read): then only the progress is published. With `metrics` null no thread is started and
-  // Hand drops everything.
+  // `records`: the records of the configurations to start with (at least those of `attempts`;
+  // every other configuration is added when a batch first hands its record); `attempts`: those
+  // counted before serving (a resumed sweep's); nullopt when they are not known (too many, or the
+  // store could not be read): then only the progress is published. With `metrics` null no thread
+  // is started and Hand drops everything.
   LiveAudits(const SweepSpec& spec, CoordinatorMetrics* metrics, LiveAuditOptions options,
              const std::vector<v1::ConfigRecord>& records,
              std::optional<std::vector<v1::Attempt>> attempts);

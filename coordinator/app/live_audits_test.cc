@@ -119,6 +119,33 @@ TEST(LiveAudits, PublishesProgressBestAndAuditsFromHandedAttemptsOnTheirInterval
   EXPECT_EQ(audits.aggregate_rounds(), 2);
 }
 
+// A fresh sweep's live audits start with no configuration at all (not the whole space): each
+// one enters with the first batch that hands its attempts and record.
+TEST(LiveAudits, ConfigurationsEnterWithTheirFirstAttempts) {
+  FinishedSweep f;
+  ASSERT_NO_FATAL_FAILURE(RunFinishedSweep(&f));
+  auto exposer = metrics_testing::StartLoopback();
+  ASSERT_TRUE(exposer);
+  CoordinatorMetrics m(exposer->registry(), "runner");
+  LiveAudits audits(f.spec, &m, LiveAuditOptions{}, {}, std::vector<v1::Attempt>{});
+  const std::string first_key = f.counted.front().config_key();
+  LiveBatch first = f.Batch(1000, false), rest = f.Batch(1002, false);
+  for (const auto& a : f.counted)
+    (a.config_key() == first_key ? first : rest).attempts.push_back(a);
+  for (const auto& r : f.Records())
+    (r.config_key() == first_key ? first : rest).records.push_back(r);
+  ASSERT_FALSE(rest.attempts.empty());
+  audits.Hand(std::move(first));
+  audits.Drain();
+  EXPECT_EQ(metrics_testing::CountSeries(metrics_testing::Scrape(*exposer),
+                                         "fleetsweep_coordinator_top_config_value"),
+            1);
+  audits.Hand(std::move(rest));
+  audits.Drain();
+  EXPECT_EQ(audits.aggregate_rounds(), 2);
+  ExpectSweepPublished(metrics_testing::Scrape(*exposer));
+}
+
 TEST(LiveAudits, StartsFromTheAttemptsCountedBeforeServing) {
   FinishedSweep f;
   ASSERT_NO_FATAL_FAILURE(RunFinishedSweep(&f));

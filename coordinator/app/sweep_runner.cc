@@ -180,19 +180,21 @@ RunOutcome SweepRunner::Serve(const std::atomic<bool>& stop) {
   LiveAuditOptions live;
   live.seed = st.scheduler_options.seed;
   // The live audits run on their own thread; a tick hands them the attempts counted since the
-  // last one and the records of those attempts' configurations.
+  // last one and the records of those attempts' configurations. They start with the records of
+  // the configurations counted before serving only (a resumed sweep's): never the whole space.
+  std::optional<std::vector<v1::Attempt>> before =
+      m ? CountedBefore(st.write_behind.get(), st.spec, scheduler, live.max_live_attempts)
+        : std::nullopt;
   std::vector<v1::ConfigRecord> records;
-  std::unordered_map<std::string, size_t> index;
-  if (m) {  // every configuration's record: O(configurations) with metrics on
-    for (int i = 0; i < scheduler.configs().size(); ++i) {
-      records.push_back(scheduler.configs().Record(i));
-      index[records.back().config_key()] = records.size() - 1;
+  if (before) {
+    std::unordered_set<int> seen;
+    for (const auto& a : *before) {
+      const int i = scheduler.configs().Find(a.config_key());
+      if (i >= 0 && seen.insert(i).second) records.push_back(scheduler.configs().Record(i));
     }
   }
-  LiveAudits audits(
-      st.spec, m, live, records,
-      m ? CountedBefore(st.write_behind.get(), st.spec, scheduler, live.max_live_attempts)
-        : std::nullopt);
+  LiveAudits audits(st.spec, m, live, records, std::move(before));
+  std::vector<v1::ConfigRecord>().swap(records);
   auto hand_over = [&](double now) {
     if (!m) return;
     LiveBatch batch;
@@ -200,11 +202,12 @@ RunOutcome SweepRunner::Serve(const std::atomic<bool>& stop) {
     batch.progress = scheduler.GetProgress();
     if (audits.aggregating()) batch.attempts.swap(st.live_feed);
     st.live_feed.clear();
-    std::unordered_set<size_t> touched;
+    std::unordered_set<int> touched;
     for (const auto& a : batch.attempts) {
-      auto it = index.find(a.config_key());
-      if (it != index.end() && touched.insert(it->second).second) {
-        batch.records.push_back(scheduler.configs().Record(static_cast<int>(it->second)));
+      // A counted attempt's configuration is held (it was leased), so Find knows it.
+      const int i = scheduler.configs().Find(a.config_key());
+      if (i >= 0 && touched.insert(i).second) {
+        batch.records.push_back(scheduler.configs().Record(i));
       }
     }
     audits.Hand(std::move(batch));
