@@ -27,7 +27,8 @@
 // Ownership: borrows `inner` (must outlive this object); owns the writer thread. The destructor
 // drains (at most `drain_timeout_seconds`, and not at all while the store refuses writes; what is
 // still queued then is dropped with a warning on stderr: it was never acknowledged, so its
-// workers still hold those results) and joins. Thread-safety: every method may be called from any thread.
+// workers still hold those results) and joins. Thread-safety: every method may be called from any
+// thread.
 #pragma once
 
 #include <condition_variable>
