@@ -26,6 +26,7 @@
 // invalid_reasons.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -44,6 +45,10 @@ struct AggregateOptions {
   bool remove_node_effects = true;
   // Threads for the per-configuration summaries (the result does not depend on it).
   int threads = 1;
+  // When set and true, IncrementalAggregate::Result stops at its next check (between
+  // configurations, between parameters' tests, between steps) and returns a partial result that
+  // the caller must discard; the state stays exact for a later Result. Not owned.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>& records,

@@ -11,6 +11,7 @@
 // a silent pass. Thread-safety: pure; safe to call concurrently.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ struct EffectOptions {
   int resamples = 4000;      // Monte Carlo re-dealings when enumeration is too large
   uint64_t seed = 1;         // mixed with the parameter's name
   int threads = 1;           // parameters tested at once (each has its own seed: same verdicts)
+  // When set and true, parameters not yet tested are left untested (a partial result to
+  // discard). Not owned.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // `log_exec_medians[i]` holds, per execution of configs[i], the log of its median of the primary

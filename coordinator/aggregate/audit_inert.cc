@@ -134,6 +134,10 @@ std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
   const size_t threads = std::min(params.size(), static_cast<size_t>(std::max(1, options.threads)));
   auto run = [&](size_t first) {
     for (size_t i = first; i < params.size(); i += std::max<size_t>(1, threads)) {
+      if (options.cancel != nullptr && options.cancel->load()) {
+        out[i].param = params[i];
+        continue;
+      }
       out[i] = AuditOne(configs, log_exec_medians, params[i], options);
     }
   };

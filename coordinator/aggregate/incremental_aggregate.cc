@@ -106,6 +106,7 @@ void RunAudits(const SweepSpec& spec, const std::vector<std::vector<double>>& lo
   eo.alpha = options.effect_alpha;
   eo.seed = options.seed;
   eo.threads = options.threads;
+  eo.cancel = options.cancel;
   out->inert = AuditEffects(out->configs, log_medians, swept, eo);
   out->contradictions = FindContradictions(out->injection, out->inert);
   out->infeasible_regions = InfeasibleRegions(out->configs, swept);
@@ -275,6 +276,7 @@ ConfigResult IncrementalAggregate::Materialize(const Entry& e) const {
 
 SweepResult IncrementalAggregate::Result(const std::vector<v1::Attempt>& attempts) {
   const AggregateOptions& options = options_;
+  auto cancelled = [&] { return options.cancel != nullptr && options.cancel->load(); };
   const uint64_t seed = options.seed;
   SweepResult out;
   out.sweep = spec_.name;
@@ -310,7 +312,7 @@ SweepResult IncrementalAggregate::Result(const std::vector<v1::Attempt>& attempt
   }
   // Configurations are independent (each has its own seed): any split gives the same result.
   auto refresh = [&](size_t begin, size_t end) {
-    for (size_t i = begin; i < end; ++i) {
+    for (size_t i = begin; i < end && !cancelled(); ++i) {
       Refresh(stale[i], stale[i]->dirty, true, ne.applied, ne.divisors);
       stale[i]->dirty = false;
     }
@@ -323,6 +325,12 @@ SweepResult IncrementalAggregate::Result(const std::vector<v1::Attempt>& attempt
   }
   refresh(0, stale.size() / threads);
   for (auto& th : pool) th.join();
+  // Cancelled: the entries not refreshed stay dirty, and forgetting the divisors makes the next
+  // Result recompute every corrected summary (some were refreshed with this round's divisors).
+  if (cancelled()) {
+    have_divisors_ = false;
+    return out;
+  }
   for (Entry& e : entries_) {
     out.configs.push_back(Materialize(e));
     unranked_log_medians.push_back(e.log_medians);
@@ -370,7 +378,9 @@ SweepResult IncrementalAggregate::Result(const std::vector<v1::Attempt>& attempt
   size_t n_ranked = 0;
   while (n_ranked < out.configs.size() && rankable(out.configs[n_ranked])) ++n_ranked;
 
+  if (cancelled()) return out;
   RunAudits(spec_, log_medians, options, &out);
+  if (cancelled()) return out;
   WarmStateOptions wso;
   wso.seed = seed;
   out.warm_state = AuditWarmState(attempts, out.metric, wso);

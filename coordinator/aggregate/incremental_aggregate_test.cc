@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <set>
 
@@ -149,6 +150,42 @@ TEST(IncrementalAggregate, EqualsAFullAggregateAfterEveryRandomBatch) {
   EXPECT_GT(applied, 0);
   EXPECT_LT(applied, batches);
   EXPECT_GT(ranked_changes, 8);
+}
+
+// A cancelled Result (the live audits stopping on SIGINT) refreshes nothing more, leaves what it
+// skipped dirty, and the next Result is still exactly the full Aggregate.
+TEST(IncrementalAggregate, ACancelledResultLeavesTheStateExactForTheNextOne) {
+  const SweepSpec spec = Spec();
+  std::atomic<bool> cancel{false};
+  AggregateOptions options;
+  options.resamples = 200;
+  options.cancel = &cancel;
+  stats::Rng rng(5);
+  Sweep sweep = Records();
+  IncrementalAggregate inc(spec, sweep.records, options);
+  std::vector<v1::Attempt> all;
+  for (int i = 0; i < 60; ++i) {
+    all.push_back(RandomAttempt(sweep, &rng, i));
+    inc.Add(all.back());
+  }
+  (void)inc.Result(all);  // everything clean
+  for (int i = 60; i < 90; ++i) {
+    all.push_back(RandomAttempt(sweep, &rng, i));
+    inc.Add(all.back());
+  }
+  const int64_t dirty = inc.dirty();
+  ASSERT_GT(dirty, 0);
+  cancel.store(true);
+  SweepResult partial = inc.Result(all);
+  EXPECT_EQ(inc.dirty(), dirty) << "a cancelled Result refreshed configurations";
+  EXPECT_TRUE(partial.configs.empty()) << "a cancelled Result got past the summaries";
+  cancel.store(false);
+  SweepResult got = inc.Result(all);
+  AggregateOptions plain = options;
+  plain.cancel = nullptr;
+  SweepResult want = Aggregate(spec, sweep.records, all, plain);
+  EXPECT_EQ(ResultsToJson(got).dump(1), ResultsToJson(want).dump(1));
+  EXPECT_EQ(inc.dirty(), 0);
 }
 
 // The live audits' way: start with no configuration and Track each one's record when its first

@@ -22,6 +22,7 @@ LiveAudits::LiveAudits(const SweepSpec& spec, CoordinatorMetrics* metrics, LiveA
     AggregateOptions o;
     o.seed = options_.seed;
     o.resamples = options_.resamples;
+    o.cancel = &cancel_;
     aggregate_ = std::make_unique<IncrementalAggregate>(spec_, records, o);
     for (const auto& a : *attempts) aggregate_->Add(a);
     attempts_ = std::move(*attempts);
@@ -31,6 +32,7 @@ LiveAudits::LiveAudits(const SweepSpec& spec, CoordinatorMetrics* metrics, LiveA
 }
 
 LiveAudits::~LiveAudits() {
+  cancel_.store(true);  // a round in progress stops at its next check (SIGINT within 2 s)
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_ = true;
@@ -123,6 +125,7 @@ void LiveAudits::PublishProgress(const Progress& p) {
 
 void LiveAudits::PublishAggregate() {
   SweepResult r = aggregate_->Result(attempts_);
+  if (cancel_.load()) return;  // partial: stopping
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++rounds_;

@@ -22,8 +22,10 @@
 // everything is computed at the end anyway from the store.
 //
 // Errors: none. Ownership: borrows the spec and the metrics (both must outlive it); owns the
-// thread, which the destructor stops and joins (a round in progress finishes first; batches not
-// yet taken are dropped). Hand and the accessors may be called from any one thread.
+// thread, which the destructor stops and joins (a round in progress stops at its next check:
+// between configurations' summaries, parameters' tests and the aggregate's steps; it publishes
+// nothing; batches not yet taken are dropped). Hand and the accessors may be called from any one
+// thread.
 #pragma once
 
 #include <atomic>
@@ -110,6 +112,7 @@ class LiveAudits {
   int rounds_ = 0;
   bool stop_ = false;
   std::atomic<bool> aggregating_{false};
+  std::atomic<bool> cancel_{false};  // set by the destructor: the round in progress stops early
   std::thread thread_;
 };
 

@@ -89,8 +89,14 @@ SweepRunner::SweepRunner(SweepRunOptions options, std::ostream& out)
     : options_(std::move(options)), out_(out) {}
 
 SweepRunner::~SweepRunner() {
-  // Intentionally leaked (options_.free_at_exit false): the process is about to exit.
-  if (state_ && !options_.free_at_exit) (void)state_->scheduler.release();
+  // Intentionally leaked (options_.free_at_exit false): the process is about to exit. The
+  // metrics exposer's web server (civetweb) stops by waiting for its listener thread, which polls
+  // with a 2 s timeout: destroying it held every exit with metrics on for up to 2 s; its threads
+  // end with the process. The store is still closed (its writes were made durable by Finish).
+  if (state_ && !options_.free_at_exit) {
+    (void)state_->scheduler.release();
+    (void)state_->exposer.release();
+  }
 }
 
 std::string SweepRunner::endpoint() const {
