@@ -19,7 +19,11 @@ def body(case):
     spec = case.render_spec("straggler.yaml")
     (port,) = h.free_ports(1)
     coord = case.start_coordinator(spec, port)
-    workers = case.start_workers(WORKERS, port)
+    # No prefetch: with a prefetched lease the first worker to join can hold both executions of
+    # X=1 (one running, one waiting behind it), so they never run at once and the first waits
+    # for its 20 s timeout instead of failing at once (seen in CI when the second worker joined
+    # 170 ms later). The scenario needs them on different workers.
+    workers = case.start_workers(WORKERS, port, extra=["--prefetch", "0"])
     rc = case.wait_exit(coord, "coordinator", 60)
     h.check(rc == 0, "coordinator exited with %d" % rc)
     res = case.results()
