@@ -94,52 +94,36 @@ Status WriteBehindStore::AppendEvent(const std::string& sweep, const std::string
 }
 
 Status WriteBehindStore::PutSpec(const std::string& sweep, const std::string& spec_yaml) {
-  FS_RETURN_IF_ERROR(Drain());
-  std::lock_guard<std::mutex> lock(inner_mu_);
-  return inner_->PutSpec(sweep, spec_yaml);
+  return Read([&] { return inner_->PutSpec(sweep, spec_yaml); });
 }
 
 StatusOr<std::optional<std::string>> WriteBehindStore::GetSpec(const std::string& sweep) {
-  FS_RETURN_IF_ERROR(Drain());
-  std::lock_guard<std::mutex> lock(inner_mu_);
-  return inner_->GetSpec(sweep);
+  return Read([&] { return inner_->GetSpec(sweep); });
 }
 
 StatusOr<std::vector<std::string>> WriteBehindStore::ListSweeps() {
-  FS_RETURN_IF_ERROR(Drain());
-  std::lock_guard<std::mutex> lock(inner_mu_);
-  return inner_->ListSweeps();
+  return Read([&] { return inner_->ListSweeps(); });
 }
 
 StatusOr<std::vector<v1::ConfigRecord>> WriteBehindStore::LoadConfigs(const std::string& sweep) {
-  FS_RETURN_IF_ERROR(Drain());
-  std::lock_guard<std::mutex> lock(inner_mu_);
-  return inner_->LoadConfigs(sweep);
+  return Read([&] { return inner_->LoadConfigs(sweep); });
 }
 
 StatusOr<std::vector<v1::Attempt>> WriteBehindStore::LoadAttempts(const std::string& sweep) {
-  FS_RETURN_IF_ERROR(Drain());
-  std::lock_guard<std::mutex> lock(inner_mu_);
-  return inner_->LoadAttempts(sweep);
+  return Read([&] { return inner_->LoadAttempts(sweep); });
 }
 
 StatusOr<int64_t> WriteBehindStore::CountAttempts(const std::string& sweep) {
-  FS_RETURN_IF_ERROR(Drain());
-  std::lock_guard<std::mutex> lock(inner_mu_);
-  return inner_->CountAttempts(sweep);
+  return Read([&] { return inner_->CountAttempts(sweep); });
 }
 
 StatusOr<std::vector<std::string>> WriteBehindStore::ReadEvents(const std::string& sweep,
                                                                 int64_t from, int64_t max) {
-  FS_RETURN_IF_ERROR(Drain());
-  std::lock_guard<std::mutex> lock(inner_mu_);
-  return inner_->ReadEvents(sweep, from, max);
+  return Read([&] { return inner_->ReadEvents(sweep, from, max); });
 }
 
 Status WriteBehindStore::Flush() {
-  FS_RETURN_IF_ERROR(Drain());
-  std::lock_guard<std::mutex> lock(inner_mu_);
-  return inner_->Flush();
+  return Read([&] { return inner_->Flush(); });
 }
 
 uint64_t WriteBehindStore::accepted() const {

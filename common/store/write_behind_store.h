@@ -96,6 +96,14 @@ class WriteBehindStore : public ResultStore {
     std::vector<std::string> events;
     std::vector<v1::ConfigRecord> configs;
   };
+  // A read (or PutSpec/Flush) of the inner store: after Drain, under the inner store's lock;
+  // Drain's error instead when it fails.
+  template <typename F>
+  auto Read(F&& f) -> decltype(f()) {
+    FS_RETURN_IF_ERROR(Drain());
+    std::lock_guard<std::mutex> lock(inner_mu_);
+    return f();
+  }
   // Queues `op` (its ticket assigned here) unless the writer is failing: then its error.
   Status Accept(Op op);
   void WriterLoop();

@@ -18,45 +18,45 @@ class TimedStore : public ForwardingStore {
  public:
   using Observer = std::function<void(const char* op, double seconds)>;
   TimedStore(ResultStore* inner, Observer observer)
-      : ForwardingStore(inner), inner_(inner), observer_(std::move(observer)) {}
+      : ForwardingStore(inner), observer_(std::move(observer)) {}
 
   Status PutSpec(const std::string& s, const std::string& y) override {
-    return Time("put_spec", [&] { return inner_->PutSpec(s, y); });
+    return Time("put_spec", [&] { return inner()->PutSpec(s, y); });
   }
   StatusOr<std::optional<std::string>> GetSpec(const std::string& s) override {
-    return Time("get_spec", [&] { return inner_->GetSpec(s); });
+    return Time("get_spec", [&] { return inner()->GetSpec(s); });
   }
   StatusOr<std::vector<std::string>> ListSweeps() override {
-    return Time("list_sweeps", [&] { return inner_->ListSweeps(); });
+    return Time("list_sweeps", [&] { return inner()->ListSweeps(); });
   }
   Status PutConfigs(const std::string& s, const std::vector<v1::ConfigRecord>& c) override {
-    return Time("put_configs", [&] { return inner_->PutConfigs(s, c); });
+    return Time("put_configs", [&] { return inner()->PutConfigs(s, c); });
   }
   StatusOr<std::vector<v1::ConfigRecord>> LoadConfigs(const std::string& s) override {
-    return Time("load_configs", [&] { return inner_->LoadConfigs(s); });
+    return Time("load_configs", [&] { return inner()->LoadConfigs(s); });
   }
   StatusOr<bool> PutAttempt(const std::string& s, const v1::Attempt& a) override {
-    return Time("put_attempt", [&] { return inner_->PutAttempt(s, a); });
+    return Time("put_attempt", [&] { return inner()->PutAttempt(s, a); });
   }
   StatusOr<std::vector<bool>> PutAttempts(const std::string& s, const std::vector<v1::Attempt>& a,
                                           const std::vector<std::string>& e) override {
-    return Time("put_attempts", [&] { return inner_->PutAttempts(s, a, e); });
+    return Time("put_attempts", [&] { return inner()->PutAttempts(s, a, e); });
   }
   StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& s) override {
-    return Time("load_attempts", [&] { return inner_->LoadAttempts(s); });
+    return Time("load_attempts", [&] { return inner()->LoadAttempts(s); });
   }
   StatusOr<int64_t> CountAttempts(const std::string& s) override {
-    return Time("count_attempts", [&] { return inner_->CountAttempts(s); });
+    return Time("count_attempts", [&] { return inner()->CountAttempts(s); });
   }
   Status AppendEvent(const std::string& s, const std::string& e) override {
-    return Time("append_event", [&] { return inner_->AppendEvent(s, e); });
+    return Time("append_event", [&] { return inner()->AppendEvent(s, e); });
   }
   StatusOr<std::vector<std::string>> ReadEvents(const std::string& s, int64_t from,
                                                 int64_t max) override {
-    return Time("read_events", [&] { return inner_->ReadEvents(s, from, max); });
+    return Time("read_events", [&] { return inner()->ReadEvents(s, from, max); });
   }
   Status Flush() override {
-    return Time("flush", [&] { return inner_->Flush(); });
+    return Time("flush", [&] { return inner()->Flush(); });
   }
 
  private:
@@ -69,7 +69,6 @@ class TimedStore : public ForwardingStore {
     }
     return r;
   }
-  ResultStore* inner_;
   Observer observer_;
 };
 
