@@ -6,12 +6,16 @@ against one process per execution (one-shot), same kernel, levels and repetition
   python3 bench/torch_session_bench.py --bench build/bin/fleetsweep-torch-bench \\
       [--kernel moe] [--param BLOCK_SIZE_M --levels 16,32,64,128] [--executions 3] \\
       [--reps 10 --warmup 2] [--dtype bfloat16] [--gpu-shapes M=1024,K=4096,N=14336,E=8,topk=2]
+      [--detail] [--no-one-shot]
 
 Per execution: wall milliseconds (persistent: from the prepare request to the end line; one-shot:
 process start to exit) and the timed milliseconds (the sum of its samples). "Outside" = 1 - timed
 / wall: the share of an execution that is not the timed kernel (start-up, inputs, the check, the
 fingerprint, warm-up). The first persistent execution of each level includes building inputs
 (cached afterwards); the process start (to `ready`) is reported apart. Prints a Markdown table.
+--detail adds a row per persistent execution: the prepare round trip (request to `prepared`),
+the bench's own prepare_ms info line, the run round trip (request to `end`) and the timed sum.
+--no-one-shot skips the one-shot executions (to spend less device time).
 """
 import argparse
 import json
@@ -44,6 +48,18 @@ def samples_of(lines):
             total += sum(vals)
             n += len(vals)
     return total, n
+
+
+def info_of(lines, key):
+    """The value of the bench's info line `key` among `lines` ("" when absent)."""
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if rec.get("type") == "info" and rec.get("key") == key:
+            return str(rec.get("value", ""))
+    return ""
 
 
 def one_shot(a, level):
@@ -85,11 +101,14 @@ class Session:
         t0 = time.monotonic()
         self.p.stdin.write(json.dumps({"fleetsweep": "prepare", "attempt_id": aid,
                                        "params": {param: str(level)}}) + "\n")
-        self.read_until(lambda r: r.get("fleetsweep") in ("prepared", "end"))
+        prep = self.read_until(lambda r: r.get("fleetsweep") in ("prepared", "end"))
+        t1 = time.monotonic()
         self.p.stdin.write(json.dumps({"fleetsweep": "run", "attempt_id": aid}) + "\n")
         lines = self.read_until(lambda r: r.get("fleetsweep") == "end")
-        wall = (time.monotonic() - t0) * 1000
+        t2 = time.monotonic()
+        wall = (t2 - t0) * 1000
         timed, n = samples_of(lines)
+        self.detail = ((t1 - t0) * 1000, info_of(prep + lines, "prepare_ms"), (t2 - t1) * 1000)
         return wall, timed, n
 
     def close(self):
@@ -118,6 +137,8 @@ def main():
     ap.add_argument("--platform", default="bi-v100")
     ap.add_argument("--gpu-shapes", default="M=1024,K=4096,N=14336,E=8,topk=2")
     ap.add_argument("--shapes", default="", help="shapes on the CPU (e.g. M=128,K=128,N=256,E=8,topk=2)")
+    ap.add_argument("--detail", action="store_true", help="a row per persistent execution")
+    ap.add_argument("--no-one-shot", action="store_true", help="skip the one-shot executions")
     a = ap.parse_args()
     levels = a.levels.split(",")
     print("# %s, kernel %s, %s levels %s, %d executions each, reps %d, warmup %d, %s"
@@ -125,15 +146,24 @@ def main():
              a.warmup, a.dtype))
     s = Session(a)
     first, warm = ([], []), ([], [])
+    details = []
     for e in range(a.executions):
         for level in levels:
             wall, timed, n = s.execute(a.param, level)
             target = first if e == 0 else warm
             target[0].append(wall)
             target[1].append(timed)
+            details.append((e + 1, level, wall) + s.detail + (timed,))
     s.close()
+    if a.detail:
+        print("| execution of level | %s | wall ms | prepare round trip ms | bench prepare_ms | "
+              "run round trip ms | timed ms |" % a.param)
+        print("|---:|---:|---:|---:|---:|---:|---:|")
+        for e, level, wall, prep, prep_ms, run, timed in details:
+            print("| %d | %s | %.1f | %.1f | %s | %.1f | %.2f |" % (e, level, wall, prep, prep_ms,
+                                                                  run, timed))
     shot = ([], [])
-    for e in range(a.executions):
+    for e in range(0 if a.no_one_shot else a.executions):
         for level in levels:
             wall, timed, n, rc = one_shot(a, level)
             if rc != 0:
@@ -146,7 +176,8 @@ def main():
     print(row("persistent, first execution of each level", *first))
     if warm[0]:
         print(row("persistent, later executions", *warm))
-    print(row("one-shot (a process per execution)", *shot))
+    if shot[0]:
+        print(row("one-shot (a process per execution)", *shot))
     print("persistent process start to ready: %.0f ms (once per session)" % s.ready_ms)
     return 0
 

@@ -3,11 +3,15 @@
 namespace fleetsweep {
 
 void CompletionQueue::Push(SlotDone done) {
+  bool was_empty;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    was_empty = done_.empty();
     done_.push_back(std::move(done));
   }
-  notifier_.Notify();
+  // Only the first of a batch wakes the loop: TakeAll clears the eventfd before it takes, so a
+  // push into a non-empty queue is taken with the one that already notified.
+  if (was_empty) notifier_.Notify();
 }
 
 std::vector<SlotDone> CompletionQueue::TakeAll() {

@@ -42,7 +42,8 @@ struct SlotDone {
   v1::Attempt attempt;
 };
 
-// Finished executions, from slot threads to the loop thread.
+// Finished executions, from slot threads to the loop thread. Push wakes the loop (the eventfd)
+// only when the queue was empty; TakeAll clears the eventfd, then takes everything queued.
 class CompletionQueue {
  public:
   void Push(SlotDone done);

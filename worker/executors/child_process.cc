@@ -139,14 +139,37 @@ StatusOr<std::string> ResolveExecutable(const std::string& argv0, const std::str
   return Status::NotFound("'" + argv0 + "' not found in PATH (" + path_env + ")");
 }
 
+namespace {
+
+// /sys/fs/cgroup/<this process's cgroup>/memory.events, resolved once per process (an execution
+// reads the counter before and after it runs); "" when cgroup v2 is not mounted there.
+const std::string& MemoryEventsPath() {
+  static const std::string path = [] {
+    std::ifstream cg("/proc/self/cgroup");
+    std::string line, rel;
+    while (std::getline(cg, line)) {
+      if (line.rfind("0::", 0) == 0) rel = line.substr(3);
+    }
+    if (rel.empty()) return std::string();
+    std::string p = "/sys/fs/cgroup" + rel + "/memory.events";
+    return access(p.c_str(), R_OK) == 0 ? p : std::string();
+  }();
+  return path;
+}
+
+}  // namespace
+
 int64_t CgroupOomKills() {
-  std::ifstream cg("/proc/self/cgroup");
-  std::string line, rel;
-  while (std::getline(cg, line)) {
-    if (line.rfind("0::", 0) == 0) rel = line.substr(3);
-  }
-  if (rel.empty()) return -1;
-  std::ifstream events("/sys/fs/cgroup" + rel + "/memory.events");
+  const std::string& path = MemoryEventsPath();
+  if (path.empty()) return -1;
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char buf[1024];
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return -1;
+  buf[n] = '\0';
+  std::istringstream events(buf);
   std::string key;
   int64_t value = 0;
   while (events >> key >> value) {

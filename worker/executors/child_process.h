@@ -72,7 +72,9 @@ Spawned SpawnChild(const ChildSpec& spec, bool with_stdin_pipe);
 StatusOr<std::string> ResolveExecutable(const std::string& argv0, const std::string& path_env,
                                         const std::string& workdir);
 
-// The oom_kill counter of this process's cgroup (v2 memory.events), or -1 when unreadable.
+// The oom_kill counter of this process's cgroup (v2 memory.events), or -1 when unreadable. The
+// file's path is resolved on the first call and kept (a worker does not change cgroups); a read
+// costs one open/read/close, none where the file did not exist at the first call.
 int64_t CgroupOomKills();
 
 }  // namespace fleetsweep
