@@ -10,7 +10,11 @@
 # 2. bench/torch_session_bench.py: the fused-MoE kernel at Mixtral-8x7B shapes (bf16, bi-v100
 #    surface), BLOCK_SIZE_M 16..128, one persistent session against one process per execution:
 #    the share of each execution outside the timed kernel;
-# 3. `fleetsweep run examples/torch-moe.yaml` (persistent sessions) end to end.
+# 3. `fleetsweep run examples/torch-moe.yaml` (persistent sessions) end to end;
+# 4. the same sweep in bf16 at BLOCK_SIZE_M 16..128 with 1 and then 2 slots on GPU 0 (the second
+#    slot prepares while the first times: one timing gate per device), and
+#    bench/device_time_table.py on each run's store: per execution the share outside the timed
+#    kernel, per device the timed share of the wall.
 set -uo pipefail
 OUT=${OUT:-$PWD/out-torch-sessions}
 BUILD=${BUILD:-/tmp/build-gpu}
@@ -21,11 +25,11 @@ step() { echo "=== [$(( $(date +%s) - t_start ))s] $*"; }
 step "environment and build ($BUILD)"
 # shellcheck source=scripts/gpu-build.sh
 source scripts/gpu-build.sh
-gpu_build ON fleetsweep fleetsweep-worker fleetsweep-torch-bench
+gpu_build ON fleetsweep fleetsweep-worker fleetsweep-torch-bench fleetsweep-store-dump
 
 step "persistent session vs one process per execution (bench/torch_session_bench.py)"
 timeout 240 python3 bench/torch_session_bench.py --bench "$BUILD/bin/fleetsweep-torch-bench" \
-  --device cuda --dtype bfloat16 --executions "${EXECUTIONS:-3}" --levels 16,32,64,128 \
+  --device cuda --dtype bfloat16 --executions "${EXECUTIONS:-3}" --levels 16,32,64,128 --detail \
   | tee "$OUT/torch_session_bench.md"
 
 step "fleetsweep run examples/torch-moe.yaml (persistent sessions, 1 worker)"
@@ -35,4 +39,19 @@ timeout 200 "$BUILD/bin/fleetsweep" run examples/torch-moe.yaml --workers 1 --de
 echo "  rc=$? $((SECONDS - t0)) s wall"
 tail -15 "$OUT/run-moe.txt"
 rm -rf "$OUT/run-moe/store"
+
+step "bf16 sweep with 1 and 2 slots on GPU 0 (bench/device_time_table.py)"
+sed -e 's/^  dtype: float32/  dtype: bfloat16/' -e 's/values: \[8, 16, 32, 64\]/values: [16, 32, 64, 128]/' \
+  examples/torch-moe.yaml > "$OUT/torch-moe-bf16.yaml"
+for slots in 1 2; do
+  t0=$SECONDS
+  timeout 200 "$BUILD/bin/fleetsweep" run "$OUT/torch-moe-bf16.yaml" --workers 1 --slots "$slots" \
+    --devices 0 --out "$OUT/run-bf16-$slots" > "$OUT/run-bf16-$slots.txt" 2>&1
+  echo "  slots=$slots rc=$? $((SECONDS - t0)) s wall"
+  grep -E "^winner|^warm state" "$OUT/run-bf16-$slots.txt"
+  "$BUILD/bin/fleetsweep-store-dump" "file://$OUT/run-bf16-$slots/store" torch-moe \
+    > "$OUT/run-bf16-$slots.jsonl"
+  python3 bench/device_time_table.py "$OUT/run-bf16-$slots.jsonl" | tee "$OUT/run-bf16-$slots.md"
+  rm -rf "$OUT/run-bf16-$slots/store"
+done
 step "done"

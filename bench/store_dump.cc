@@ -1,11 +1,13 @@
 // fleetsweep-store-dump: prints what a result store holds for one sweep, one JSON object per
-// line, for the chaos and bad-input tests (they check the store against the benchmark's ledger).
+// line, for the chaos and bad-input tests (they check the store against the benchmark's ledger)
+// and bench/device_time_table.py (where a device's time went).
 //
 //   fleetsweep-store-dump STORE_URL SWEEP
 //   {"kind":"config","config_key":"...","state":3,"params":{"A":"1",...}}
 //   {"kind":"attempt","config_key":"...","attempt_id":"...","ok":true,"samples":1,"primary":1,
 //    "values":[1.0],"reference":false,"failure_class":0,"failure_detail":"","term_signal":0,
-//    "node":"w3","cancelled":false}
+//    "node":"w3","cancelled":false,"slot":0,"device":"0","started_unix_ms":...,
+//    "duration_seconds":0.05,"info":{"session.position":"3",...}}
 //
 // `primary` counts the samples of the first metric seen and `values` lists them. Exits 1
 // (message on stderr) when the store cannot be opened or read; 2 on bad usage.
@@ -54,6 +56,8 @@ int main(int argc, char** argv) {
       }
     }
     auto cancelled = a.info().find("exec.cancelled");
+    nlohmann::json info = nlohmann::json::object();
+    for (const auto& [k, v] : a.info()) info[k] = v;
     nlohmann::json j = {{"kind", "attempt"},
                         {"config_key", a.config_key()},
                         {"attempt_id", a.attempt_id()},
@@ -66,7 +70,12 @@ int main(int argc, char** argv) {
                         {"failure_detail", a.failure_detail()},
                         {"term_signal", a.term_signal()},
                         {"node", a.node()},
-                        {"cancelled", cancelled != a.info().end() && cancelled->second == "true"}};
+                        {"cancelled", cancelled != a.info().end() && cancelled->second == "true"},
+                        {"slot", a.slot()},
+                        {"device", a.device()},
+                        {"started_unix_ms", a.started_unix_ms()},
+                        {"duration_seconds", a.duration_seconds()},
+                        {"info", info}};
     std::printf("%s\n", j.dump().c_str());
   }
   return 0;
