@@ -1,6 +1,7 @@
 #include "common/space/expand.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "common/space/expr.h"
 #include "common/space/space_walker.h"
@@ -9,7 +10,14 @@ namespace fleetsweep {
 
 // ---- SpaceWalker ----------------------------------------------------------------------------
 
+namespace {
+std::atomic<uint64_t> walks_started{0};
+}  // namespace
+
+uint64_t SpaceWalksStarted() { return walks_started.load(std::memory_order_relaxed); }
+
 StatusOr<std::unique_ptr<SpaceWalker>> SpaceWalker::Create(const SweepSpec& spec) {
+  walks_started.fetch_add(1, std::memory_order_relaxed);
   std::unique_ptr<SpaceWalker> w(new SpaceWalker());
   for (const ParamSpec& p : spec.params) {
     if (p.fate == ParamFate::kSwept) {

@@ -58,6 +58,12 @@ struct SpaceCounts {
 // constraint cannot be evaluated on some configuration (names the constraint and the config).
 StatusOr<SpaceCounts> CountSpace(const SweepSpec& spec);
 
+// How many walks of the raw product this process has started (every SpaceIterator, CountSpace,
+// SpaceIndex::Build of a spec with constraints, the spec parser's emptiness check). For tests
+// that assert a path never expands the space (the random / lhs selection at scheduler Init).
+// Thread-safe.
+uint64_t SpaceWalksStarted();
+
 // Evaluates every constraint on `config`. Returns true when all hold.
 StatusOr<bool> SatisfiesConstraints(const SweepSpec& spec, const Config& config);
 

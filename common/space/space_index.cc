@@ -1,5 +1,6 @@
 #include "common/space/space_index.h"
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 
@@ -65,11 +66,17 @@ StatusOr<int64_t> SweepSize(const SweepSpec& spec) {
   return index.size();
 }
 
-void SpaceIndex::Select(const std::vector<bool>& keep) {
+int64_t SpaceIndex::PositionOf(uint64_t raw) const {
+  if (identity_) return raw < static_cast<uint64_t>(size_) ? static_cast<int64_t>(raw) : -1;
+  // raw_ ascends: Build walks the raw product in order and Select keeps that order.
+  auto it = std::lower_bound(raw_.begin(), raw_.end(), raw);
+  return it != raw_.end() && *it == raw ? static_cast<int64_t>(it - raw_.begin()) : -1;
+}
+
+void SpaceIndex::Select(const std::vector<int64_t>& positions) {
   std::vector<uint64_t> raw;
-  for (int64_t i = 0; i < size_; ++i) {
-    if (keep[static_cast<size_t>(i)]) raw.push_back(RawIndexAt(i));
-  }
+  raw.reserve(positions.size());
+  for (int64_t p : positions) raw.push_back(RawIndexAt(p));
   raw_ = std::move(raw);
   identity_ = false;
   size_ = static_cast<int64_t>(raw_.size());

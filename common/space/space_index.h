@@ -7,7 +7,7 @@
 // Memory: nothing per configuration when the spec has no constraints (position == raw index);
 // with constraints, one uint64 per surviving configuration (the raw indices that pass, found by
 // one walk of the raw product at Build). Select() narrows the index to a subset (a search
-// strategy's sample) the same way.
+// strategy's sample) the same way: one uint64 per kept position.
 //
 // Thread-safety: immutable after Build/Select; const methods may be called from any thread. It
 // keeps its own copy of the swept levels (the spec may go away).
@@ -39,8 +39,12 @@ class SpaceIndex {
   uint64_t RawIndexAt(int64_t index) const {
     return identity_ ? static_cast<uint64_t>(index) : raw_[static_cast<size_t>(index)];
   }
-  // Keeps only the positions where keep[i] (keep.size() == size()), in order.
-  void Select(const std::vector<bool>& keep);
+  // The position whose raw index is `raw`, or -1 when `raw` is outside the raw product or a
+  // constraint (or an earlier Select) removed it. O(1) without constraints, O(log size()) with.
+  int64_t PositionOf(uint64_t raw) const;
+  // Keeps only `positions` (each in [0, size()), strictly ascending: not checked), in order.
+  // Memory afterwards: one uint64 per kept position.
+  void Select(const std::vector<int64_t>& positions);
 
  private:
   SpaceIndex() = default;

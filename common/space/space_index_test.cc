@@ -108,16 +108,36 @@ TEST(SpaceIndexTest, SelectKeepsThePositionsInOrder) {
   const Expanded all = Expand(*spec);
   auto index = SpaceIndex::Build(*spec);
   ASSERT_TRUE(index.ok());
-  std::vector<bool> keep(all.configs.size(), false);
+  std::vector<int64_t> keep;
   std::vector<Config> want;
-  for (size_t i = 0; i < keep.size(); i += 3) {
-    keep[i] = true;
+  for (size_t i = 0; i < all.configs.size(); i += 3) {
+    keep.push_back(static_cast<int64_t>(i));
     want.push_back(all.configs[i]);
   }
   index->Select(keep);
   ASSERT_EQ(index->size(), static_cast<int64_t>(want.size()));
   for (size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(index->ParamsAt(static_cast<int64_t>(i)), want[i]) << i;
+  }
+}
+
+TEST(SpaceIndexTest, PositionOfInvertsRawIndexAt) {
+  for (const std::string constraints : {"", "constraints: ['a != 2 and b != 3']\n"}) {
+    auto spec = ParseSpecText(
+        "sweep: t\nparameters:\n  a: [1, 2, 3, 4]\n  b: [1, 2, 3]\n" + constraints, "t.yaml");
+    ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+    const Expanded all = Expand(*spec);
+    auto index = SpaceIndex::Build(*spec);
+    ASSERT_TRUE(index.ok());
+    std::vector<int64_t> want(12, -1);  // raw product 4 x 3: -1 where a constraint removed it
+    for (size_t i = 0; i < all.raw.size(); ++i) want[all.raw[i]] = static_cast<int64_t>(i);
+    for (uint64_t raw = 0; raw < 13; ++raw) {
+      EXPECT_EQ(index->PositionOf(raw), raw < 12 ? want[raw] : -1) << constraints << raw;
+    }
+    index->Select({1, 4});  // after a Select: positions in the selection
+    EXPECT_EQ(index->PositionOf(all.raw[4]), 1);
+    EXPECT_EQ(index->PositionOf(all.raw[1]), 0);
+    EXPECT_EQ(index->PositionOf(all.raw[2]), -1) << "not selected";
   }
 }
 

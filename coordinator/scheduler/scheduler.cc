@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include "common/space/expand.h"
 #include "common/space/space_index.h"
 #include "common/store/failure_text.h"
 #include "common/store/store_checks.h"
@@ -27,15 +26,8 @@ Scheduler::Scheduler(const SweepSpec& spec, SchedulerOptions options, ResultStor
 
 StatusOr<std::unique_ptr<SpaceIndex>> Scheduler::BuildSpace() const {
   FS_ASSIGN_OR_RETURN(SpaceIndex space, SpaceIndex::Build(spec_));
-  if (!search_->SelectsAll()) {
-    // random / lhs draw their sample from the expanded space: expand it once, here.
-    std::vector<Config> expanded;
-    SpaceIterator it(spec_);
-    Config c;
-    while (it.Next(&c)) expanded.push_back(c);
-    FS_RETURN_IF_ERROR(it.status());
-    space.Select(search_->Select(expanded));
-  }
+  // random / lhs draw their sample as positions of the index (the space is not expanded).
+  if (!search_->SelectsAll()) space.Select(search_->Select(space));
   return std::make_unique<SpaceIndex>(std::move(space));
 }
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "common/space/expand.h"
 #include "common/store/file_store.h"
 #include "common/wire/wire.h"
 #include "coordinator/scheduler/scheduler.h"
@@ -104,6 +105,47 @@ search: {strategy: )" + strategy +
       }
       EXPECT_EQ(a.size(), 4u);
       EXPECT_EQ(b.size(), 4u);
+    }
+  }
+}
+
+// A sampled sweep's Init draws its sample from the index, without walking the space: on
+// 1,000,000 configurations (10^6 unconstrained) random and lhs start no walk of the raw product
+// (expanding the space to draw the sample, as Init once did, is such a walk); with a constraint
+// the only walk is SpaceIndex::Build's (the surviving raw indices).
+TEST(SchedulerSearch, SampledSweepsDoNotExpandTheSpace) {
+  auto d = testing::TempDir::Create();
+  ASSERT_TRUE(d.ok());
+  const std::string levels = "{values: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]}";
+  std::string params = "parameters:\n";
+  for (const char* name : {"A", "B", "C", "D", "E", "F"}) {
+    params += std::string("  ") + name + ": " + levels + "\n";
+  }
+  for (const std::string constraint : {"", "constraints: ['A != 3']\n"}) {
+    for (const std::string strategy : {"random", "lhs"}) {
+      auto spec = ParseSpecText(
+          "sweep: s\nexecutor: {type: exec, command: [\"/bin/true\"]}\n" + params + constraint +
+              "metrics: [{name: t, goal: minimize}]\nsearch: {strategy: " + strategy +
+              ", budget: 1000, seed: 7}\n",
+          "s.yaml");
+      ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+      auto store = FileStore::Open(d->Join(strategy + std::to_string(constraint.size())));
+      ASSERT_TRUE(store.ok());
+      Scheduler s(*spec, SchedulerOptions{}, store->get());
+      const uint64_t walks = SpaceWalksStarted();
+      ASSERT_TRUE(s.Init().ok());
+      EXPECT_EQ(SpaceWalksStarted() - walks, constraint.empty() ? 0u : 1u) << strategy;
+      ASSERT_EQ(s.configs().size(), 1000) << strategy;
+      std::set<std::string> keys;
+      for (int i = 0; i < s.configs().size(); ++i) {
+        const Config c = s.configs().Params(i);
+        EXPECT_EQ(c.size(), 6u);
+        if (!constraint.empty()) {
+          EXPECT_NE(c.at("A").ToString(), "3") << strategy;
+        }
+        keys.insert(CanonicalKey(c));
+      }
+      EXPECT_EQ(keys.size(), 1000u) << strategy << ": distinct configurations";
     }
   }
 }

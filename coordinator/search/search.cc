@@ -2,7 +2,7 @@
 #include "coordinator/search/search.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <unordered_set>
 
 #include "common/stats/rng.h"
 #include "coordinator/scheduler/repetition.h"
@@ -10,76 +10,81 @@
 
 namespace fleetsweep {
 
-std::vector<bool> SearchStrategy::Select(const std::vector<Config>& all) const {
-  return std::vector<bool>(all.size(), true);
+std::vector<int64_t> SearchStrategy::Select(const SpaceIndex& space) const {
+  std::vector<int64_t> all(static_cast<size_t>(space.size()));
+  for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int64_t>(i);
+  return all;
 }
 
 namespace {
 
-// random and lhs: a budget of configurations out of the space.
+// random and lhs: a budget of positions out of the space, drawn without expanding it.
 class SampledSearch : public SearchStrategy {
  public:
   SampledSearch(const SweepSpec& spec, bool latin) : spec_(spec), latin_(latin) {}
   bool SelectsAll() const override { return spec_.search.budget <= 0; }
 
-  std::vector<bool> Select(const std::vector<Config>& all) const override {
+  std::vector<int64_t> Select(const SpaceIndex& space) const override {
     const SearchSpec& s = spec_.search;
-    std::vector<bool> keep(all.size(), true);
-    if (s.budget <= 0 || static_cast<size_t>(s.budget) >= all.size()) return keep;
-    std::fill(keep.begin(), keep.end(), false);
+    const int64_t n = space.size();
+    if (s.budget <= 0 || s.budget >= n) return SearchStrategy::Select(space);  // n <= budget
     stats::Rng rng(s.seed);
     const size_t budget = static_cast<size_t>(s.budget);
-    const size_t chosen = latin_ ? Latin(all, budget, &rng, &keep) : Uniform(budget, &rng, &keep);
-    spdlog::info("search {}: {} of {} configurations selected (seed {})", s.strategy, chosen,
-                 all.size(), s.seed);
-    return keep;
+    std::vector<int64_t> chosen = latin_ ? Latin(space, budget, &rng) : Uniform(n, budget, &rng);
+    std::sort(chosen.begin(), chosen.end());
+    spdlog::info("search {}: {} of {} configurations selected (seed {})", s.strategy, chosen.size(),
+                 n, s.seed);
+    return chosen;
   }
 
  private:
-  // Uniform sample without replacement (selection sampling, order kept).
-  static size_t Uniform(size_t budget, stats::Rng* rng, std::vector<bool>* keep) {
-    size_t chosen = 0;
-    const size_t n = keep->size();
-    for (size_t i = 0; i < n && chosen < budget; ++i) {
-      if (rng->UniformIndex(n - i) < budget - chosen) {
-        (*keep)[i] = true;
-        ++chosen;
-      }
+  // Uniform sample of `budget` distinct positions of [0, n) without replacement (Floyd's
+  // algorithm: one draw per kept position; every subset of that size is equally likely).
+  static std::vector<int64_t> Uniform(int64_t n, size_t budget, stats::Rng* rng) {
+    std::unordered_set<int64_t> taken;
+    taken.reserve(budget);
+    std::vector<int64_t> chosen;
+    chosen.reserve(budget);
+    for (int64_t j = n - static_cast<int64_t>(budget); j < n; ++j) {
+      const int64_t t = rng->UniformIndex(static_cast<uint32_t>(j + 1));
+      const int64_t pick = taken.insert(t).second ? t : j;
+      if (pick == j) taken.insert(j);
+      chosen.push_back(pick);
     }
     return chosen;
   }
 
   // Latin hypercube over the swept levels: each parameter's levels are used equally often (a
-  // shuffled, balanced column per parameter); a row that violates a constraint or repeats falls
-  // back to the nearest unused valid configuration in expansion order.
-  size_t Latin(const std::vector<Config>& all, size_t budget, stats::Rng* rng,
-               std::vector<bool>* keep) const {
-    std::unordered_map<std::string, size_t> index;
-    for (size_t i = 0; i < all.size(); ++i) index[CanonicalKey(all[i])] = i;
-    std::vector<const ParamSpec*> swept;
+  // shuffled, balanced column per parameter). A row is the raw index of its levels in the swept
+  // product (last declared parameter fastest); a row that violates a constraint starts at a
+  // random position instead, and a row whose position is taken falls forward to the next unused
+  // position (in expansion order, wrapping).
+  std::vector<int64_t> Latin(const SpaceIndex& space, size_t budget, stats::Rng* rng) const {
+    std::vector<size_t> levels;
     for (const auto& p : spec_.params) {
-      if (p.fate == ParamFate::kSwept) swept.push_back(&p);
+      if (p.fate == ParamFate::kSwept) levels.push_back(p.values.size());
     }
     std::vector<std::vector<size_t>> columns;
-    for (const ParamSpec* p : swept) {
+    for (size_t count : levels) {
       std::vector<size_t> col(budget);
-      for (size_t r = 0; r < budget; ++r) col[r] = r % p->values.size();
+      for (size_t r = 0; r < budget; ++r) col[r] = r % count;
       for (size_t r = budget; r > 1; --r) std::swap(col[r - 1], col[rng->UniformIndex(r)]);
       columns.push_back(std::move(col));
     }
-    size_t chosen = 0;
+    const int64_t n = space.size();
+    std::unordered_set<int64_t> taken;
+    taken.reserve(budget);
+    std::vector<int64_t> chosen;
+    chosen.reserve(budget);
     for (size_t r = 0; r < budget; ++r) {
-      Config c = all.front();
-      for (size_t k = 0; k < swept.size(); ++k) c[swept[k]->name] = swept[k]->values[columns[k][r]];
-      auto it = index.find(CanonicalKey(c));
-      size_t at = it != index.end() ? it->second : rng->UniformIndex(all.size());
-      for (size_t probe = 0; probe < all.size() && (*keep)[at]; ++probe) {
-        at = (at + 1) % all.size();
-      }
-      if (!(*keep)[at]) {
-        (*keep)[at] = true;
-        ++chosen;
-      }
+      uint64_t raw = 0;
+      for (size_t k = 0; k < levels.size(); ++k) raw = raw * levels[k] + columns[k][r];
+      int64_t at = space.PositionOf(raw);
+      if (at < 0) at = rng->UniformIndex(static_cast<uint32_t>(n));
+      // budget < n and fewer than budget are taken, so an unused position is found.
+      while (taken.count(at) > 0) at = (at + 1) % n;
+      taken.insert(at);
+      chosen.push_back(at);
     }
     return chosen;
   }

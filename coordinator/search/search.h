@@ -2,8 +2,10 @@
 // some early (docs/search.md). Chosen once, from spec.search.strategy, when the Scheduler is
 // constructed:
 //   grid    every configuration (the default, also for a name the spec parser would refuse);
-//   random  a uniform sample of search.budget configurations (seeded by search.seed);
-//   lhs     a Latin hypercube of search.budget configurations over the swept levels;
+//   random  a uniform sample of search.budget distinct positions of the space (seeded by
+//           search.seed);
+//   lhs     a Latin hypercube of search.budget configurations over the swept levels, each row
+//           mapped to its position in the space;
 //   racing  every configuration; after each counted result, configurations whose CI is clearly
 //           worse than the leader's are eliminated.
 // A strategy changes configurations only through the ConfigTable (an elimination is a changed
@@ -14,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "common/space/space_index.h"
 #include "common/space/spec.h"
 #include "coordinator/scheduler/config_table.h"
 
@@ -23,11 +26,13 @@ class SearchStrategy {
  public:
   virtual ~SearchStrategy() = default;
   // Whether Select keeps every configuration whatever the space (grid, racing): then the
-  // scheduler never expands the space (its table is indexed into it, config_table.h).
+  // scheduler does not call Select (its table is indexed into the space, config_table.h).
   virtual bool SelectsAll() const { return true; }
-  // Which of the expanded configurations (in expansion order) the sweep keeps. Called only when
-  // !SelectsAll() (random, lhs: the space is expanded once, at Init, to draw the sample).
-  virtual std::vector<bool> Select(const std::vector<Config>& all) const;
+  // Which positions of `space` (SpaceIndex: expansion order, constraints applied) the sweep
+  // keeps: strictly ascending, each in [0, space.size()). Called once, at Init, only when
+  // !SelectsAll(). random and lhs never expand the space: time and memory are O(budget) (plus
+  // O(log size) per lookup with constraints). The default keeps every position.
+  virtual std::vector<int64_t> Select(const SpaceIndex& space) const;
   // Called after the resume replay and after every counted ok attempt. Racing eliminates
   // configurations here; the others do nothing.
   virtual void AfterResults(ConfigTable* /*table*/) {}
