@@ -4,10 +4,13 @@ starts, the peak RSS of `fleetsweep run` (coordinator, scheduler and embedded st
 process), how long a SIGINT takes to be honoured, and what the outputs weigh.
 
   FLEETSWEEP_BIN=$PWD/build/bin python3 bench/large_sweep_bench.py [--levels 100] [--run-s 10]
-      [--metrics]
+      [--metrics] [--strategy random --budget 100000 [--seed 1]]
 
 --metrics serves the coordinator's Prometheus metrics (`--metrics-port 0`), which turns on the
 live audits (coordinator/app/live_audits.h) and so measures their memory too.
+
+--strategy (grid, random, lhs, racing; default grid) and --budget / --seed set the spec's
+`search:` block, so a sampled sweep over the whole space can be timed (docs/search.md).
 
 The spec has 3 parameters of --levels levels each (100: 1,000,000 configurations), 1 execution
 per configuration of bin/fleetsweep-tiny-bench in persistent sessions (--sleep-ms 0), 2 local
@@ -61,6 +64,11 @@ def main():
     ap.add_argument("--run-s", type=float, default=10.0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--metrics", action="store_true", help="--metrics-port 0 (live audits on)")
+    ap.add_argument("--strategy", default="grid", choices=["grid", "random", "lhs", "racing"],
+                    help="search.strategy (default grid)")
+    ap.add_argument("--budget", type=int, default=0,
+                    help="search.budget for random / lhs (0: the whole space)")
+    ap.add_argument("--seed", type=int, default=1, help="search.seed")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="fs-large-")
     ledger = os.path.join(work, "ledger.txt")
@@ -80,6 +88,7 @@ parameters:
 repetitions: {{min: 1, max: 1}}
 metrics:
   - {{name: time_ms, goal: minimize, unit: ms}}
+search: {{strategy: {args.strategy}, budget: {args.budget}, seed: {args.seed}}}
 """)
     out = os.path.join(work, "out")
     t0 = time.time()
@@ -125,6 +134,7 @@ metrics:
     print("| measure | value |")
     print("|---|---|")
     print("| configurations | %d |" % n)
+    print("| search | %s (budget %d, seed %d) |" % (args.strategy, args.budget, args.seed))
     print("| metrics (live audits) | %s |" % ("on" if args.metrics else "off"))
     print("| first execution after start | %s |" % ("%.2f s" % first if first is not None else "none"))
     print("| executions before SIGINT (%.0f s of running) | %d |" % (args.run_s, executions))
