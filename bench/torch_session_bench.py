@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Where an execution of fleetsweep-torch-bench spends its time: one persistent session (the
-serve mode, driven here exactly as the worker drives it: prepare, then run, per execution)
+serve mode, driven here exactly as the worker drives it: prepare (answering its device request),
+then run, per execution)
 against one process per execution (one-shot), same kernel, levels and repetitions.
 
   python3 bench/torch_session_bench.py --bench build/bin/fleetsweep-torch-bench \\
@@ -101,7 +102,11 @@ class Session:
         t0 = time.monotonic()
         self.p.stdin.write(json.dumps({"fleetsweep": "prepare", "attempt_id": aid,
                                        "params": {param: str(level)}}) + "\n")
-        prep = self.read_until(lambda r: r.get("fleetsweep") in ("prepared", "end"))
+        prep = self.read_until(lambda r: r.get("fleetsweep") in ("prepared", "end", "device"))
+        if json.loads(prep[-1]).get("fleetsweep") == "device":  # on CUDA: the gate, as the worker
+            self.p.stdin.write(json.dumps({"fleetsweep": "device_granted", "attempt_id": aid}) +
+                               "\n")
+            prep += self.read_until(lambda r: r.get("fleetsweep") in ("prepared", "end"))
         t1 = time.monotonic()
         self.p.stdin.write(json.dumps({"fleetsweep": "run", "attempt_id": aid}) + "\n")
         lines = self.read_until(lambda r: r.get("fleetsweep") == "end")

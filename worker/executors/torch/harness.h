@@ -232,6 +232,7 @@ class FamilyServer : public ExecutionServer {
   }
 
   void Forget() override { pending_.reset(); }
+  bool UsesDevice() const override { return env_.cuda; }
   void DropCaches() override {
     pending_.reset();
     cache_.clear();

@@ -62,7 +62,7 @@ std::string ParseRequest(const std::string& line, bool too_long, Request* r) {
     return "request without a \"fleetsweep\" kind: " + line.substr(0, 200);
   }
   r->kind = kind->get<std::string>();
-  if (r->kind != "prepare" && r->kind != "run") {
+  if (r->kind != "prepare" && r->kind != "run" && r->kind != "device_granted") {
     return "unknown request kind '" + r->kind + "' (expected prepare or run)";
   }
   if (r->id.empty()) return r->kind + " request without attempt_id";
@@ -157,10 +157,26 @@ int ServeSession(ExecutionServer& server, const BenchOptions& options, std::FILE
       out.Json(ControlLine("end", req.id));
       continue;
     }
+    if (req.kind == "device_granted") {  // only valid as the answer to a device request
+      out.Error("bad_request", "device_granted " + req.id + " without a device request");
+      out.Json(ControlLine("end", req.id));
+      continue;
+    }
     if (req.kind == "prepare") {
       server.Forget();
       held.clear();
       prepared_id.clear();
+      if (server.UsesDevice()) {
+        out.Json(ControlLine("device", req.id));
+        Request answer;
+        if (!ReadLine(in, &line, &too_long)) break;  // the worker closed the session
+        const std::string wrong = ParseRequest(line, too_long, &answer);
+        if (!wrong.empty() || answer.kind != "device_granted" || answer.id != req.id) {
+          out.Error("bad_request", "expected device_granted for " + req.id +
+                                       ", got: " + (wrong.empty() ? line.substr(0, 200) : wrong));
+          return kExitInvalid;
+        }
+      }
       const BenchOptions exec = WithParams(options, req.params);
       out.Capture(&held);
       const int rc = guarded([&] { return server.Prepare(exec); });

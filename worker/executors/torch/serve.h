@@ -6,6 +6,12 @@
 //   bench -> worker   info lines (torch version, kernel, device, dtype, platform, shapes), then
 //                     {"fleetsweep":"ready"}
 //   worker -> bench   {"fleetsweep":"prepare","attempt_id":A,"params":{"BLOCK_SIZE_M":"64",...}}
+//   bench -> worker   {"fleetsweep":"device","attempt_id":A} when the server UsesDevice() (CUDA):
+//                     its whole prepare (inputs, reference, check launch) runs on the device, so
+//                     it waits for the device's timing gate first; another slot on the same GPU
+//                     then never times while this one prepares
+//   worker -> bench   {"fleetsweep":"device_granted","attempt_id":A} (anything else: an error
+//                     line of class bad_request, then exit 2; end of stdin: exit 0)
 //   bench -> worker   {"fleetsweep":"prepared","attempt_id":A}, or the execution's lines, an
 //                     `error` line and {"fleetsweep":"end","attempt_id":A} when it cannot run
 //   worker -> bench   {"fleetsweep":"run","attempt_id":A}
@@ -53,13 +59,17 @@ class ExecutionServer {
   virtual void Forget() = 0;
   // Frees every cached tensor (after out of memory).
   virtual void DropCaches() = 0;
+  // Whether Prepare launches work on a device shared with other slots (CUDA): then the session
+  // asks for the device (the worker's timing gate) before each prepare.
+  virtual bool UsesDevice() const { return false; }
 };
 
 constexpr size_t kMaxRequestBytes = 1 << 20;
 
-// Serves requests from `in` until its end and returns the exit status (0), after writing the
-// ready line. Ends the process itself (std::_Exit(kExitRuntimeError), stdout flushed) on an
-// exception FatalException() calls fatal.
+// Serves requests from `in` until its end and returns the exit status (0; kExitInvalid when the
+// answer to a device request is not its device_granted), after writing the ready line. Ends the
+// process itself (std::_Exit(kExitRuntimeError), stdout flushed) on an exception FatalException()
+// calls fatal.
 int ServeSession(ExecutionServer& server, const BenchOptions& options, std::FILE* in, Emitter& out);
 
 // How a kernel exception is reported: error class runtime_error or out_of_memory, the message
