@@ -29,7 +29,7 @@ gpu_build ON fleetsweep fleetsweep-worker fleetsweep-torch-bench fleetsweep-stor
 
 step "persistent session vs one process per execution (bench/torch_session_bench.py)"
 timeout 240 python3 bench/torch_session_bench.py --bench "$BUILD/bin/fleetsweep-torch-bench" \
-  --device cuda --dtype bfloat16 --executions "${EXECUTIONS:-3}" --levels 16,32,64,128 --detail \
+  --device cuda --dtype bfloat16 --executions "${EXECUTIONS:-3}" --levels 16,32,64,128 --warmup 0 --detail \
   | tee "$OUT/torch_session_bench.md"
 
 step "fleetsweep run examples/torch-moe.yaml (persistent sessions, 1 worker)"
