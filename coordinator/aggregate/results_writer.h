@@ -5,6 +5,7 @@
 // best ResultsOptions::top of the tied set, and "configurations_truncated" says so; results.csv
 // always holds every configuration. Files are written to a temporary name and renamed, so a reader
 // never sees a half-written file. Errors: kUnavailable when the directory cannot be written.
+// results.json: results_json.cc; summary.txt: results_summary.cc; CSV and files: results_writer.cc.
 #pragma once
 
 #include <cstdint>
