@@ -14,6 +14,11 @@ add_test(NAME triton_moe_specs_test
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../../../scripts/triton_moe_specs_test.py)
 set_tests_properties(triton_moe_specs_test PROPERTIES TIMEOUT 120
   ENVIRONMENT "FLEETSWEEP_BIN=${CMAKE_BINARY_DIR}/bin;FLEETSWEEP_SRC=${CMAKE_SOURCE_DIR}")
+# scripts/triton_tune.py's GPU-free logic: its package imports, halving and the grid on a fake
+# harness, the vLLM export.
+add_test(NAME triton_tune_test
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../../../scripts/triton_tune_test.py)
+set_tests_properties(triton_tune_test PROPERTIES TIMEOUT 60)
 # The benchmark authors' helper (fleetsweep_bench.py): both modes and take_device().
 add_test(NAME fleetsweep_bench_py_test
   COMMAND /usr/bin/python3 ${CMAKE_CURRENT_LIST_DIR}/../python/fleetsweep_bench_test.py)

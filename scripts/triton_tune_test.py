@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Tests of scripts/triton_tune.py's GPU-free logic (ctest: triton_tune_test; CPU only, no torch
+or triton): the command line imports its package (scripts/triton_tuning/), successive halving
+and the grid against a fake harness, and the files a run writes."""
+import io
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import triton_tuning  # noqa: E402,F401 - puts the harnesses' helpers on sys.path
+import moe_algo  # noqa: E402
+import tune_report as tr  # noqa: E402
+from triton_tuning.common import cid  # noqa: E402
+from triton_tuning.execution import Runner, grid, halving  # noqa: E402
+from triton_tuning.output import write  # noqa: E402
+
+
+class FakeBench:
+    """A harness whose time is BLOCK_SIZE_M (ms); BLOCK_SIZE_M == 0 fails at prepare. It gets
+    typed parameters (fleetsweep_bench.Params), as the real harnesses do."""
+
+    def __init__(self):
+        self.prepares = []
+
+    def prepare(self, ctx, params):
+        self.prepares.append(params["BLOCK_SIZE_M"])
+        if params["BLOCK_SIZE_M"] == 0:
+            raise RuntimeError("does not compile")
+        return object()
+
+    def run(self, ctx, prepared, params, col):
+        t = float(params["BLOCK_SIZE_M"])
+        col.sample("time_ms", values=[t] * int(params["reps"]))
+        col.fingerprint("fp%d" % params["BLOCK_SIZE_M"])
+        col.check(True, 0.0)
+
+
+def tiles(bm):
+    return dict(zip(moe_algo.TILE_PARAMS, (bm, 64, 32, 8, 4, 2)))
+
+
+class TritonTuneTest(unittest.TestCase):
+    def test_help_runs_without_a_gpu(self):
+        out = subprocess.run([sys.executable, os.path.join(HERE, "triton_tune.py"), "--help"],
+                             capture_output=True, text=True, check=True).stdout
+        self.assertIn("--parts", out)
+        self.assertIn("--deadline-s", out)
+
+    def test_halving_keeps_the_fastest_and_never_reruns_a_failed_tile_set(self):
+        configs = [tiles(bm) for bm in (64, 16, 0, 128, 32, 256)]
+        bench, runs = FakeBench(), io.StringIO()
+        runner = Runner(bench, {}, runs)
+        winner, samples, execs, _ = halving(runner, "moe", 16, configs, {"reps": 4}, eta=2,
+                                            finalists=2, final_execs=3, first_reps=1)
+        self.assertEqual(winner, cid(tiles(16)))
+        self.assertNotIn(cid(tiles(0)), samples)
+        self.assertEqual(len(samples[cid(tiles(16))]), 3, "finalists topped up")
+        self.assertEqual(len(samples[cid(tiles(16))][0]), 1, "round 1 takes first_reps samples")
+        self.assertEqual(len(samples[cid(tiles(256))]), 1, "the slowest stops after round 1")
+        self.assertEqual(bench.prepares.count(0), 1, "a failed tile set is not retried")
+        records = [json.loads(line) for line in runs.getvalue().splitlines()]
+        self.assertEqual(len(records), execs + 1)  # + the failed one
+        self.assertEqual([r["status"] for r in records].count("failed"), 1)
+
+    def test_grid_runs_every_tile_set_every_round(self):
+        configs = [tiles(bm) for bm in (32, 16, 64)]
+        runner = Runner(FakeBench(), {}, io.StringIO())
+        samples, execs, _ = grid(runner, "grid", 16, configs, {"reps": 2}, 4)
+        self.assertEqual(execs, 12)
+        self.assertEqual({k: len(v) for k, v in samples.items()}, {cid(c): 4 for c in configs})
+
+    def test_write_exports_the_winners_for_vllm(self):
+        out = tempfile.mkdtemp()
+        write(out, {"device": "NVIDIA H200", "moe": {16: {"winner": cid(tiles(32))}, 64: {}}})
+        name = tr.vllm_moe_file_name(8, 14336, "NVIDIA H200")
+        with open(os.path.join(out, name)) as f:
+            exported = json.load(f)
+        self.assertEqual(list(exported), ["16"])
+        self.assertEqual(exported["16"]["BLOCK_SIZE_M"], 32)
+        with open(os.path.join(out, "vllm_moe_config.json")) as f:
+            self.assertEqual(json.load(f), exported)
+        with open(os.path.join(out, "results.json")) as f:
+            self.assertEqual(json.load(f)["device"], "NVIDIA H200")
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,60 @@
+"""Parts of a tuning run that are not the per-M tuning: the roofline floors, the device's shared
+memory per block, and which requested tiles change the compiled kernel on each surface."""
+import tune_report as tr
+
+from .common import cid, log
+
+
+def floors(torch):
+    x = torch.empty(1 << 30, dtype=torch.uint8, device="cuda")
+    y = torch.empty_like(x)
+    a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
+
+    def timed(fn, reps):
+        for _ in range(3):
+            fn()
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(reps):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            fn()
+            e.record()
+            e.synchronize()
+            ts.append(s.elapsed_time(e))
+        return tr.median(ts)
+
+    copy_ms = timed(lambda: y.copy_(x), 20)
+    mm_ms = timed(lambda: a @ b, 20)
+    w = torch.randn(1 << 31, dtype=torch.bfloat16, device="cuda")  # 4 GiB, read once
+    read_ms = timed(lambda: torch.sum(w, dtype=torch.float32), 10)
+    return {"copy_GBps": 2 * x.numel() / copy_ms / 1e6, "matmul_TFLOPs": 2 * 8192 ** 3 / mm_ms / 1e9,
+            "read_GBps": 2 * w.numel() / read_ms / 1e6}
+
+
+def device_smem_limit(torch):
+    try:
+        import triton
+        return int(triton.runtime.driver.active.utils.get_device_properties(0)["max_shared_mem"])
+    except Exception:  # noqa: BLE001
+        return int(getattr(torch.cuda.get_device_properties(0), "shared_memory_per_block_optin", 232448))
+
+
+def surfaces(runner, base):
+    rows = []
+    tiles = [{"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8, "num_warps": 4, "num_stages": 2},
+             {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8, "num_warps": 4, "num_stages": 2},
+             {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8, "num_warps": 4, "num_stages": 2},
+             {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 1, "num_warps": 4, "num_stages": 2},
+             {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8, "num_warps": 8, "num_stages": 3},
+             {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8, "num_warps": 4, "num_stages": 2}]
+    for platform in ("cuda", "bi-v100"):
+        for t in tiles:
+            key = platform + ":" + cid(t)
+            col = runner.execute("surfaces", key, dict(base, M=256, platform=platform, **t), {"M": 256})
+            rows.append({"platform": platform, "requested": cid(t), "fingerprint": col.fp if col else None,
+                         "median": tr.median(col.samples) if col else None,
+                         "ran": col.info_map.get("tiles") if col else None})
+            log("surface %s %s -> %s" % (platform, cid(t), rows[-1]["fingerprint"]))
+    return rows
