@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "common/stats/packed_indices.h"
 #include "common/stats/rng.h"
 
 namespace fleetsweep::stats {
@@ -134,15 +135,29 @@ StatusOr<BlockPermutationResult> BlockPermutationTest(
     r.min_p = at_best / total;
     return r;
   }
+  // One re-dealing: Fisher-Yates in every block (ranges m, m - 1, ..., 2 per block of m, the
+  // blocks in order), its indices drawn as one packed sequence (packed_indices.h).
+  // Every block has two levels, so at least two observations and at least one draw.
+  std::vector<uint32_t> ranges;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    for (size_t k = flat.offset[b + 1] - flat.offset[b]; k > 1; --k) {
+      ranges.push_back(static_cast<uint32_t>(k));
+    }
+  }
+  const PackedPlan plan = PlanPacked(ranges);
   Rng rng(seed);
   int hits = 0;
   for (int i = 0; i < resamples; ++i) {
-    for (size_t b = 0; b < blocks.size(); ++b) {
-      int* l = labels + flat.offset[b];
-      for (size_t k = flat.offset[b + 1] - flat.offset[b]; k > 1; --k) {
-        std::swap(l[k - 1], l[rng.UniformIndex(static_cast<uint32_t>(k))]);
+    size_t b = 0;
+    int* l = labels;
+    size_t k = flat.offset[1];  // the draws visit the blocks in order, k = m, ..., 2 in each
+    DrawPacked(plan, &rng, [&](size_t, uint32_t j) {
+      std::swap(l[k - 1], l[j]);
+      if (--k == 1 && ++b < blocks.size()) {
+        l = labels + flat.offset[b];
+        k = flat.offset[b + 1] - flat.offset[b];
       }
-    }
+    });
     if (AtLeast(Statistic(flat, counts, &sums), r.statistic)) ++hits;
   }
   r.resamples = resamples;

@@ -12,7 +12,8 @@
 //
 // p-value: exact (every distinct re-dealing enumerated, p = #{S' >= S} / total) when the number
 // of distinct arrangements is at most `exact_limit`; otherwise Monte Carlo with `resamples`
-// seeded shuffles (Fisher-Yates per block, Rng::UniformIndex), p = (1 + #{S' >= S}) / (1 +
+// seeded shuffles (Fisher-Yates in every block, each shuffle's indices one packed sequence:
+// packed_indices.h), p = (1 + #{S' >= S}) / (1 +
 // resamples), which is valid (never below the exact level). `min_p` is the smallest p the design
 // can give (exact: the share of arrangements reaching the largest S; Monte Carlo:
 // 1 / (1 + resamples)): when it exceeds the test level the data cannot show an effect and the

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "common/stats/descriptive.h"
+#include "common/stats/packed_indices.h"
 #include "common/stats/rng.h"
 
 namespace fleetsweep::stats {
@@ -36,6 +37,49 @@ bool AllSameBits(const std::vector<double>& xs) {
     if (std::memcmp(&x, &xs[0], sizeof x) != 0) return false;
   }
   return true;
+}
+
+// How a round draws (the stream; hierarchical.h states it). Combined: every execution holds the
+// same n samples and R = k * n^n <= kCombinedLimit; each of the k draws is one index U in [0, R):
+// execution U / n^n, its samples the base-n digits of U mod n^n (most significant first), and
+// table[U * n + j] is the sorted-pool position of the j-th. Otherwise: k execution draws, then the
+// drawn executions' sample draws (a second packed sequence).
+struct HierarchicalDraw {
+  bool combined = false;
+  uint32_t n = 0;
+  PackedPlan plan;              // combined: k ranges of R; otherwise: k ranges of k
+  std::vector<uint32_t> table;  // combined only
+};
+
+constexpr uint64_t kCombinedLimit = 65536;
+
+HierarchicalDraw PlanDraw(const std::vector<std::vector<double>>& executions,
+                          const std::vector<uint32_t>& position) {
+  HierarchicalDraw d;
+  const uint32_t k = static_cast<uint32_t>(executions.size());
+  const size_t n = executions[0].size();
+  bool equal = true;
+  for (const auto& ex : executions) equal = equal && ex.size() == n;
+  uint64_t combos = 1;  // n^n, stopped once R is over the limit
+  for (size_t j = 0; j < n && combos * k <= kCombinedLimit; ++j) combos *= n;
+  if (!equal || combos * k > kCombinedLimit) {
+    d.plan = PlanPacked(std::vector<uint32_t>(k, k));
+    return d;
+  }
+  d.combined = true;
+  d.n = static_cast<uint32_t>(n);
+  const uint32_t range = static_cast<uint32_t>(combos * k);
+  d.plan = PlanPacked(std::vector<uint32_t>(k, range));
+  d.table.resize(static_cast<size_t>(range) * n);
+  for (uint32_t u = 0; u < range; ++u) {
+    const uint32_t e = static_cast<uint32_t>(u / combos);
+    uint64_t c = u % combos;
+    for (size_t j = n; j-- > 0;) {  // least significant digit last
+      d.table[static_cast<size_t>(u) * n + j] = position[e * n + c % n];
+      c /= n;
+    }
+  }
+  return d;
 }
 
 }  // namespace
@@ -73,15 +117,30 @@ StatusOr<std::vector<double>> HierarchicalBootstrapMedians(
   }
   std::vector<uint32_t> count(total);
   uint32_t* counts = count.data();
+  const HierarchicalDraw draw = PlanDraw(executions, position);
+  std::vector<uint32_t> drawn_execs(k);
   for (int b = 0; b < resamples; ++b) {
     std::fill(count.begin(), count.end(), 0u);
     size_t drawn = 0;
-    for (uint32_t i = 0; i < k; ++i) {
-      const uint32_t e = rng.UniformIndex(k);
-      const uint32_t n = static_cast<uint32_t>(offset[e + 1] - offset[e]);
-      const uint32_t* pos = position.data() + offset[e];
-      for (uint32_t j = 0; j < n; ++j) ++counts[pos[rng.UniformIndex(n)]];
-      drawn += n;
+    if (draw.combined) {
+      const uint32_t n = draw.n;
+      const uint32_t* table = draw.table.data();
+      DrawPacked(draw.plan, &rng, [&](size_t, uint32_t u) {
+        const uint32_t* row = table + static_cast<size_t>(u) * n;
+        for (uint32_t j = 0; j < n; ++j) ++counts[row[j]];
+      });
+      drawn = static_cast<size_t>(k) * n;
+    } else {
+      DrawPackedInto(draw.plan, &rng, drawn_execs.data());
+      std::vector<uint32_t> ranges;
+      std::vector<const uint32_t*> owner;  // the drawn execution's positions, per sample draw
+      for (uint32_t e : drawn_execs) {
+        const uint32_t n = static_cast<uint32_t>(offset[e + 1] - offset[e]);
+        ranges.insert(ranges.end(), n, n);
+        owner.insert(owner.end(), n, position.data() + offset[e]);
+      }
+      drawn = ranges.size();
+      DrawPacked(PlanPacked(ranges), &rng, [&](size_t i, uint32_t s) { ++counts[owner[i][s]]; });
     }
     // As MedianInPlace: the upper middle value; for an even count the mean with the lower one.
     // One prefix scan finds both: the first position whose inclusive prefix count exceeds the

@@ -10,10 +10,16 @@
 // (conservative); with one execution only the within-execution spread is seen (too narrow: the
 // caller should say so; the scheduler runs at least repetitions.min executions).
 //
-// Reproducibility: every index comes from Rng(seed).UniformIndex (rng.h), executions first, then
-// that execution's samples, in draw order; scripts/gen_stats_vectors.py transcribes the same
-// stream in Python and tests/data/stats/vectors.json pins the intervals. Use a per-configuration
-// seed (e.g. mixed with its ConfigHash) so configurations are independent.
+// Reproducibility (the stream; scripts/stats_vectors/ transcribes it in Python and
+// tests/data/stats/vectors.json pins the intervals): every index comes from Rng(seed) through
+// packed draws (packed_indices.h), one round after another. When every execution holds the same n
+// samples and R = k * n^n <= 65536 (e.g. k = 30 executions of n = 3), a round is k indices U in
+// [0, R), packed: the drawn execution is U / n^n and its n sample indices are the base-n digits of
+// U mod n^n, most significant first (U is uniform on the product range, so the execution and its
+// samples are uniform and independent, exactly as drawing them one by one). Otherwise a round is
+// k execution indices in [0, k) (one packed sequence), then, for each drawn execution in order, as
+// many indices in [0, n_e) as it holds (a second packed sequence). Use a per-configuration seed
+// (e.g. mixed with its ConfigHash) so configurations are independent.
 //
 // Thread-safety: pure functions.
 #pragma once

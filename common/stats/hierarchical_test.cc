@@ -13,6 +13,7 @@
 #include "common/stats/bootstrap.h"
 #include "common/stats/descriptive.h"
 #include "common/stats/distributions.h"
+#include "common/stats/packed_indices.h"
 #include "common/stats/rng.h"
 #include "common/stats/t_test.h"
 
@@ -35,19 +36,43 @@ std::vector<std::vector<double>> Executions(Rng* rng, int k, int m, double sd_ex
   return out;
 }
 
-// The two-level draw as the header states it: copy every drawn sample, then take the median of
-// the copy (MedianInPlace). The counting implementation must give the same medians exactly.
+// The two-level draw as the header states it: decode every drawn index (the combined one by
+// division), copy every drawn sample, then take the median of the copy (MedianInPlace). The
+// counting implementation must give the same medians exactly.
 std::vector<double> ReferenceMedians(const std::vector<std::vector<double>>& executions,
                                      int resamples, uint64_t seed) {
   Rng rng(seed);
   const uint32_t k = static_cast<uint32_t>(executions.size());
+  const uint32_t n = static_cast<uint32_t>(executions[0].size());
+  bool equal = true;
+  for (const auto& ex : executions) equal = equal && ex.size() == n;
+  double combos = std::pow(static_cast<double>(n), static_cast<double>(n));
+  const bool combined = equal && k * combos <= 65536;
   std::vector<double> pooled, medians;
   for (int b = 0; b < resamples; ++b) {
     pooled.clear();
-    for (uint32_t i = 0; i < k; ++i) {
-      const std::vector<double>& ex = executions[rng.UniformIndex(k)];
-      const uint32_t n = static_cast<uint32_t>(ex.size());
-      for (uint32_t j = 0; j < n; ++j) pooled.push_back(ex[rng.UniformIndex(n)]);
+    std::vector<uint32_t> drawn(k);
+    if (combined) {
+      const uint32_t c = static_cast<uint32_t>(combos);
+      DrawPackedInto(PlanPacked(std::vector<uint32_t>(k, k * c)), &rng, drawn.data());
+      for (uint32_t u : drawn) {
+        std::vector<uint32_t> digits(n);
+        uint32_t rest = u % c;
+        for (uint32_t j = n; j-- > 0; rest /= n) digits[j] = rest % n;
+        for (uint32_t j : digits) pooled.push_back(executions[u / c][j]);
+      }
+    } else {
+      DrawPackedInto(PlanPacked(std::vector<uint32_t>(k, k)), &rng, drawn.data());
+      std::vector<uint32_t> ranges;
+      for (uint32_t e : drawn)
+        ranges.insert(ranges.end(), executions[e].size(), executions[e].size());
+      std::vector<uint32_t> samples(ranges.size());
+      DrawPackedInto(PlanPacked(ranges), &rng, samples.data());
+      size_t i = 0;
+      for (uint32_t e : drawn) {
+        for (size_t j = 0; j < executions[e].size(); ++j)
+          pooled.push_back(executions[e][samples[i++]]);
+      }
     }
     medians.push_back(MedianInPlace(&pooled));
   }
@@ -59,10 +84,12 @@ TEST(HierarchicalBootstrap, CountingEqualsCopyAndSelect) {
   int even_rounds = 0;
   for (int trial = 0; trial < 60; ++trial) {
     // Executions of different sizes (odd and even totals), ties from rounding, one value often.
-    const int k = 1 + static_cast<int>(rng.UniformIndex(12));
+    // Odd trials: executions of one size (the combined draw while k * n^n <= 65536).
+    const int k = 1 + static_cast<int>(rng.UniformIndex(trial % 4 == 1 ? 40 : 12));
+    const int same_n = 1 + static_cast<int>(rng.UniformIndex(trial % 4 == 3 ? 6 : 4));
     std::vector<std::vector<double>> execs(k);
     for (auto& ex : execs) {
-      const int n = 1 + static_cast<int>(rng.UniformIndex(7));
+      const int n = trial % 2 == 1 ? same_n : 1 + static_cast<int>(rng.UniformIndex(7));
       for (int j = 0; j < n; ++j) {
         const double x = 10 + 3 * Gauss(&rng);
         ex.push_back(trial % 3 == 0 ? std::round(x) : x);

@@ -10,6 +10,7 @@
 //   median_polish.h   MedianPolish (configurations x nodes, missing cells allowed)
 //   distributions.h   NormalCdf/Sf/Quantile, RegularizedGammaP/Q, ChiSquareSf
 //   rng.h             Rng (xoshiro256**, splitmix64 seeding): portable, reproducible
+//   packed_indices.h  PlanPacked, DrawPacked: several small-range indices per 64-bit output
 //
 // Conventions: fallible functions return Status/StatusOr (InvalidArgument for empty input,
 // non-finite values, mismatched sizes, out-of-range parameters) and never throw; each header says
@@ -24,6 +25,7 @@
 #include "common/stats/hierarchical.h"
 #include "common/stats/hodges_lehmann.h"
 #include "common/stats/median_polish.h"
+#include "common/stats/packed_indices.h"
 #include "common/stats/rank_tests.h"
 #include "common/stats/rng.h"
 #include "common/stats/t_test.h"

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "common/stats/packed_indices.h"
 #include "common/stats/stats.h"
 
 namespace fleetsweep::stats {
@@ -78,6 +79,25 @@ TEST(StatsVectors, RngMatchesPythonTranscription) {
     const auto ns = c["index_n"].get<std::vector<uint32_t>>();
     const auto want = c["index"].get<std::vector<uint32_t>>();
     for (size_t i = 0; i < ns.size(); ++i) EXPECT_EQ(idx_rng.UniformIndex(ns[i]), want[i]);
+  }
+}
+
+// Packed draws (packed_indices.h): Python decodes each group's U by divmod, C++ by successive
+// multiplication; the sequences run one after another on one stream.
+TEST(StatsVectors, PackedIndicesMatchPythonTranscription) {
+  ASSERT_GE(Vectors()["rng"].size(), 4u);
+  for (const auto& c : Vectors()["rng"]) {
+    Rng rng(c["seed"].get<uint64_t>());
+    const auto& cases = c["packed_ranges"];
+    ASSERT_EQ(cases.size(), c["packed"].size());
+    ASSERT_GE(cases.size(), 4u);
+    for (size_t k = 0; k < cases.size(); ++k) {
+      const auto ranges = cases[k].get<std::vector<uint32_t>>();
+      const auto want = c["packed"][k].get<std::vector<uint32_t>>();
+      std::vector<uint32_t> got(ranges.size());
+      DrawPackedInto(PlanPacked(ranges), &rng, got.data());
+      EXPECT_EQ(got, want) << "seed " << c["seed"] << " case " << k;
+    }
   }
 }
 

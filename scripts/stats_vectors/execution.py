@@ -4,28 +4,44 @@ import itertools
 
 import numpy as np
 
-from stats_vectors.rng import Xoshiro
+from stats_vectors.rng import Xoshiro, packed_indices
 
 # ---------------------------------------------------------------- hierarchical bootstrap
+COMBINED_LIMIT = 65536
+
+
+def hierarchical_round(r, execs):
+    """One round's pooled draw, as common/stats/hierarchical.h states the stream."""
+    k, n = len(execs), len(execs[0])
+    combos = n ** n
+    if all(len(ex) == n for ex in execs) and k * combos <= COMBINED_LIMIT:
+        pooled = []
+        for u in packed_indices(r, [k * combos] * k):
+            e, c = divmod(u, combos)
+            digits = [(c // n ** (n - 1 - j)) % n for j in range(n)]
+            pooled.extend(execs[e][d] for d in digits)
+        return pooled
+    drawn = [execs[e] for e in packed_indices(r, [k] * k)]
+    ranges = [len(ex) for ex in drawn for _ in ex]
+    samples = iter(packed_indices(r, ranges))
+    return [ex[next(samples)] for ex in drawn for _ in ex]
+
+
 def hierarchical_vectors():
     g = np.random.default_rng(17)
     cases = [
         ([[1.0, 2.0, 3.0], [10.0, 11.0], [5.0]], 0.95, 300, 3),
         ([list(np.round(g.normal(m, 0.5, 5), 3)) for m in (10.0, 10.4, 9.7, 10.1)], 0.9, 500, 42),
         ([list(np.round(g.lognormal(0.0, 0.02, 8), 5)) for _ in range(3)], 0.95, 1000, 7),
+        # the live aggregate's shape: 30 executions of 3 samples (combined draws, R = 810)
+        ([list(np.round(g.lognormal(0.0, 0.05, 3), 4)) for _ in range(30)], 0.95, 400, 9),
+        ([[float(np.round(v, 3))] for v in g.normal(5.0, 1.0, 6)], 0.95, 300, 5),  # n = 1
+        ([[1.0, 2.0], [3.0, 4.0], [2.0, 2.0]], 0.8, 300, 6),  # ties, even totals
     ]
     out = []
     for execs, conf, resamples, seed in cases:
         r = Xoshiro(seed)
-        k = len(execs)
-        meds = []
-        for _ in range(resamples):
-            pooled = []
-            for _ in range(k):
-                ex = execs[r.uniform_index(k)]
-                for _ in range(len(ex)):
-                    pooled.append(ex[r.uniform_index(len(ex))])
-            meds.append(float(np.median(pooled)))
+        meds = [float(np.median(hierarchical_round(r, execs))) for _ in range(resamples)]
         alpha = 1 - conf
         out.append({"executions": execs, "confidence": conf, "resamples": resamples,
                     "seed": seed, "first_medians": meds[:5],
@@ -80,10 +96,12 @@ def block_perm_vectors():
             r = Xoshiro(seed)
             labels = [list(lab) for lab in observed]
             hits = 0
+            ranges = [k for lab in labels for k in range(len(lab), 1, -1)]
             for _ in range(resamples):
+                draws = iter(packed_indices(r, ranges))
                 for lab in labels:
                     for k in range(len(lab), 1, -1):
-                        j = r.uniform_index(k)
+                        j = next(draws)
                         lab[k - 1], lab[j] = lab[j], lab[k - 1]
                 if tol(block_stat(blocks, labels, levels), s_obs):
                     hits += 1

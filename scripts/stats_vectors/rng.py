@@ -54,6 +54,38 @@ class Xoshiro:
                 return m >> 32
 
 
+PACKED_LIMIT = 1 << 56
+
+
+def packed_indices(r, ranges):
+    """common/stats/packed_indices.h: greedy groups of ranges with product <= 2^56, one Lemire
+    draw on a 64-bit output per group, its mixed-radix digits most significant first."""
+    out = []
+    i = 0
+    while i < len(ranges):
+        product, j = 1, i
+        while j < len(ranges) and (j == i or product * ranges[j] <= PACKED_LIMIT):
+            product *= ranges[j]
+            j += 1
+        threshold = ((1 << 64) - product) % product
+        while True:
+            m = r.next() * product
+            if (m & MASK64) >= threshold:
+                break
+        u = m >> 64
+        digits = []
+        for n in reversed(ranges[i:j]):
+            u, d = divmod(u, n)
+            digits.append(d)
+        out.extend(reversed(digits))
+        i = j
+    return out
+
+
+PACKED_CASES = [[30] * 30, [3] * 90, [30, 30, 7, 1, 3, 1000003, 4000000000, 4000000000, 2],
+                list(range(200, 1, -1))]
+
+
 def rng_vectors():
     out = []
     for seed in [0, 1, 42, 0xDEADBEEFCAFEF00D]:
@@ -61,7 +93,9 @@ def rng_vectors():
         u64 = [r.next() for _ in range(6)]
         r = Xoshiro(seed)
         idx = [r.uniform_index(n) for n in [30, 7, 1, 1000003, 30, 2]]
+        r = Xoshiro(seed)
+        packed = [packed_indices(r, ranges) for ranges in PACKED_CASES]
         out.append({"seed": seed, "u64": u64, "index_n": [30, 7, 1, 1000003, 30, 2],
-                    "index": idx})
+                    "index": idx, "packed_ranges": PACKED_CASES, "packed": packed})
     return out
 
