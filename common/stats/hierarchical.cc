@@ -82,6 +82,118 @@ HierarchicalDraw PlanDraw(const std::vector<std::vector<double>>& executions,
   return d;
 }
 
+// Cumulative rows, for combined draws of at most 255 values per round: row U holds, for every
+// sorted position p (16 per vector, padded), how many of U's n samples sit at or below p. A round
+// adds its k rows; the position holding 0-based rank r is the number of positions whose
+// cumulative count is <= r (the sums are the prefix sums of the per-position counts, so the
+// medians are those of the counting loop). The padding holds every sample (count n per row), so
+// it is never <= a rank.
+typedef uint8_t Bytes __attribute__((vector_size(16)));
+
+constexpr size_t kRowsLimitBytes = 256 * 1024;
+
+struct CumulativeRows {
+  size_t width = 0;             // vectors per row
+  std::vector<Bytes> rows;      // one per (execution, multiset of sample indices)
+  std::vector<uint32_t> index;  // combined index U -> its row (orders of one multiset share it)
+};
+
+// Each sample-index combination c in [0, n^n) -> the id of its multiset (first seen first), and
+// one combination per id.
+void Multisets(uint32_t n, size_t combos, std::vector<uint32_t>* id, std::vector<size_t>* rep) {
+  std::vector<uint32_t> id_of_sorted(combos, UINT32_MAX), digits(n);
+  id->resize(combos);
+  for (size_t c = 0; c < combos; ++c) {
+    size_t rest = c;
+    for (uint32_t j = n; j-- > 0; rest /= n) digits[j] = static_cast<uint32_t>(rest % n);
+    std::sort(digits.begin(), digits.end());
+    size_t sorted = 0;
+    for (uint32_t x : digits) sorted = sorted * n + x;
+    if (id_of_sorted[sorted] == UINT32_MAX) {
+      id_of_sorted[sorted] = static_cast<uint32_t>(rep->size());
+      rep->push_back(c);
+    }
+    (*id)[c] = id_of_sorted[sorted];
+  }
+}
+
+// Empty when the rows do not apply (not combined, over 255 values a round, or over the limit).
+CumulativeRows BuildRows(const HierarchicalDraw& d, uint32_t k, size_t total, size_t drawn) {
+  CumulativeRows c;
+  if (!d.combined || drawn > 255 || total > 255) return c;
+  const size_t combos = d.table.size() / d.n / k;
+  std::vector<uint32_t> id;
+  std::vector<size_t> rep;
+  Multisets(d.n, combos, &id, &rep);
+  const size_t width = (total + 15) / 16, m = rep.size();
+  if (k * m * width * sizeof(Bytes) > kRowsLimitBytes) return c;
+  c.width = width;
+  c.rows.assign(k * m * width, Bytes{});
+  c.index.resize(k * combos);
+  Bytes lane;
+  for (int i = 0; i < 16; ++i) lane[i] = static_cast<uint8_t>(i);
+  for (size_t e = 0; e < k; ++e) {
+    for (size_t u = e * combos; u < (e + 1) * combos; ++u) c.index[u] = e * m + id[u - e * combos];
+    for (size_t r = 0; r < m; ++r) {
+      Bytes* row = c.rows.data() + (e * m + r) * width;
+      const uint32_t* pos = d.table.data() + (e * combos + rep[r]) * d.n;
+      for (uint32_t j = 0; j < d.n; ++j) {
+        const uint8_t p = static_cast<uint8_t>(pos[j]);
+        for (size_t v = 0; v < width; ++v) {
+          const Bytes at = lane + static_cast<uint8_t>(16 * v);
+          row[v] -= reinterpret_cast<Bytes>(at >= p);  // -(-1) per position at or past p
+        }
+      }
+    }
+  }
+  return c;
+}
+
+// The number of positions whose cumulative count is <= rank (rank < 255).
+size_t PositionOfRank(const Bytes* acc, size_t width, size_t rank) {
+  Bytes below{};
+  const uint8_t r = static_cast<uint8_t>(rank);
+  for (size_t v = 0; v < width; ++v) below -= reinterpret_cast<Bytes>(acc[v] <= r);
+  size_t n = 0;
+  for (int i = 0; i < 16; ++i) n += below[i];
+  return n;
+}
+
+// The rounds by rows (the same draws as the counting loop, from `rng`), for rows of W vectors:
+// a fixed width keeps the round's sums in registers.
+template <size_t W>
+void MediansByRowsOf(const HierarchicalDraw& d, const CumulativeRows& c,
+                     const std::vector<double>& sorted, size_t drawn, int resamples, Rng* rng,
+                     std::vector<double>* medians) {
+  const size_t mid = drawn / 2;
+  const size_t lower_rank = drawn % 2 == 1 ? mid : mid - 1;
+  const Bytes* rows = c.rows.data();
+  const uint32_t* index = c.index.data();
+  for (int b = 0; b < resamples; ++b) {
+    Bytes sum[W] = {};
+    DrawPacked(d.plan, rng, [&](size_t, uint32_t u) {
+      const Bytes* row = rows + static_cast<size_t>(index[u]) * W;
+#pragma GCC unroll 16
+      for (size_t v = 0; v < W; ++v) sum[v] += row[v];
+    });
+    const double upper = sorted[PositionOfRank(sum, W, mid)];
+    if (drawn % 2 == 1) {
+      medians->push_back(upper);
+    } else {
+      medians->push_back((sorted[PositionOfRank(sum, W, lower_rank)] + upper) / 2);
+    }
+  }
+}
+
+// Calls MediansByRowsOf<c.width> (1 <= width <= 16: at most 255 positions).
+template <size_t W = 1>
+void MediansByRows(const HierarchicalDraw& d, const CumulativeRows& c,
+                   const std::vector<double>& sorted, size_t drawn, int resamples, Rng* rng,
+                   std::vector<double>* medians) {
+  if (c.width == W) return MediansByRowsOf<W>(d, c, sorted, drawn, resamples, rng, medians);
+  if constexpr (W < 16) MediansByRows<W + 1>(d, c, sorted, drawn, resamples, rng, medians);
+}
+
 }  // namespace
 
 StatusOr<std::vector<double>> HierarchicalBootstrapMedians(
@@ -89,7 +201,9 @@ StatusOr<std::vector<double>> HierarchicalBootstrapMedians(
   FS_RETURN_IF_ERROR(CheckExecutions(executions, resamples));
   // Each sample's position in the sorted pool of all samples: a round counts its draws per
   // position and finds its middle one(s) by a prefix scan, instead of copying the draw and
-  // selecting in it (the same draws and the same median, several times cheaper).
+  // selecting in it (the same draws and the same median, several times cheaper). With combined
+  // draws of at most 255 values a round, cumulative rows (BuildRows) add each drawn execution's
+  // samples in a few vector additions instead (the same medians again).
   const uint32_t k = static_cast<uint32_t>(executions.size());
   std::vector<size_t> offset(k + 1, 0);
   for (uint32_t e = 0; e < k; ++e) offset[e + 1] = offset[e] + executions[e].size();
@@ -118,6 +232,11 @@ StatusOr<std::vector<double>> HierarchicalBootstrapMedians(
   std::vector<uint32_t> count(total);
   uint32_t* counts = count.data();
   const HierarchicalDraw draw = PlanDraw(executions, position);
+  const CumulativeRows rows = BuildRows(draw, k, total, static_cast<size_t>(k) * draw.n);
+  if (rows.width > 0) {
+    MediansByRows(draw, rows, sorted, static_cast<size_t>(k) * draw.n, resamples, &rng, &medians);
+    return medians;
+  }
   std::vector<uint32_t> drawn_execs(k);
   for (int b = 0; b < resamples; ++b) {
     std::fill(count.begin(), count.end(), 0u);

@@ -110,6 +110,31 @@ TEST(HierarchicalBootstrap, CountingEqualsCopyAndSelect) {
   EXPECT_GT(even_rounds, 5);
 }
 
+// Shapes around the cumulative-rows path (combined draws of at most 255 values a round, rows
+// under 256 KB) and its fallback to counting: the live aggregate's 30 x 3, exactly 255 and 256
+// values a round, many ties, one sample per execution. Every one must equal copy-and-select.
+TEST(HierarchicalBootstrap, RowsAndCountingEqualCopyAndSelect) {
+  Rng rng(7);
+  const std::vector<std::pair<int, int>> shapes = {{30, 3},  {85, 3},  {86, 3},  {63, 4}, {16, 4},
+                                                   {200, 1}, {255, 1}, {256, 1}, {3, 5},  {2, 2}};
+  for (const auto& [k, n] : shapes) {
+    for (int ties = 0; ties < 2; ++ties) {
+      std::vector<std::vector<double>> execs(k);
+      for (auto& ex : execs) {
+        for (int j = 0; j < n; ++j) {
+          const double x = 10 + 3 * Gauss(&rng);
+          ex.push_back(ties ? std::round(x) : x);
+        }
+      }
+      const uint64_t seed = 1000 + k * 10 + n + ties;
+      auto got = HierarchicalBootstrapMedians(execs, 257, seed);
+      ASSERT_TRUE(got.ok());
+      const std::vector<double> want = ReferenceMedians(execs, 257, seed);
+      ASSERT_EQ(*got, want) << "k " << k << " n " << n << " ties " << ties;
+    }
+  }
+}
+
 // Pools whose values all have the same bits take a shortcut (no draws); it must give exactly
 // what the draws give, also where it must not apply: values so large that the mean of the two
 // middle values overflows.
