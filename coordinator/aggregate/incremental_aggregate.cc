@@ -154,8 +154,10 @@ std::string WinnerRule(double alpha, int looks) {
 IncrementalAggregate::IncrementalAggregate(const SweepSpec& spec,
                                            const std::vector<v1::ConfigRecord>& records,
                                            AggregateOptions options)
-    : spec_(spec), options_(options), primary_(spec.primary_metric().name) {
-  entries_.reserve(records.size());
+    : spec_(spec),
+      options_(options),
+      primary_(spec.primary_metric().name),
+      log_(spec.primary_metric().name) {
   for (const auto& r : records) Append(r);
 }
 
@@ -190,6 +192,7 @@ void IncrementalAggregate::UpdateRecord(const v1::ConfigRecord& r) {
 void IncrementalAggregate::Add(const v1::Attempt& a) {
   ++total_attempts_;
   if (!a.ok()) ++failed_attempts_;
+  const int32_t node = log_.Add(a);  // every ok attempt, reference ones and unknown keys included
   if (a.reference()) return;
   auto it = index_.find(a.config_key());
   if (it == index_.end()) return;
@@ -214,7 +217,7 @@ void IncrementalAggregate::Add(const v1::Attempt& a) {
     if (!std::isfinite(s.value())) continue;
     by_metric[s.metric()].push_back(s.value());
   }
-  if (by_metric.count(primary_) > 0) e.primary_nodes.push_back(a.node());
+  if (by_metric.count(primary_) > 0) e.primary_nodes.push_back(node);
   for (auto& [metric, xs] : by_metric) e.raw[metric].push_back(std::move(xs));
   total_samples_ += a.samples_size();
   if (!e.dirty) ++dirty_count_;
@@ -223,7 +226,7 @@ void IncrementalAggregate::Add(const v1::Attempt& a) {
 
 // `summaries`: the raw metrics changed; `corrected`: the corrected primary must be redone.
 void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, bool applied,
-                                   const std::map<std::string, double>& divisors) {
+                                   const std::vector<double>& divisors) {
   const uint64_t cseed = Fnv1a64(e->base.key, options_.seed);
   if (summaries) {
     ConfigResult c;  // CheckBounds reads metrics and writes the bound fields
@@ -244,8 +247,7 @@ void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, boo
     if (raw != e->raw.end()) {
       corr.reserve(raw->second.size());
       for (size_t j = 0; j < raw->second.size(); ++j) {
-        auto d = divisors.find(e->primary_nodes[j]);
-        const double div = d == divisors.end() ? 1.0 : d->second;
+        const double div = divisors[static_cast<size_t>(e->primary_nodes[j])];
         std::vector<double> xs = raw->second[j];
         for (double& x : xs) x /= div;
         corr.push_back(std::move(xs));
@@ -274,7 +276,7 @@ ConfigResult IncrementalAggregate::Materialize(const Entry& e) const {
   return c;
 }
 
-SweepResult IncrementalAggregate::Result(const std::vector<v1::Attempt>& attempts) {
+SweepResult IncrementalAggregate::Result() {
   const AggregateOptions& options = options_;
   auto cancelled = [&] { return options.cancel != nullptr && options.cancel->load(); };
   const uint64_t seed = options.seed;
@@ -284,7 +286,7 @@ SweepResult IncrementalAggregate::Result(const std::vector<v1::Attempt>& attempt
   const bool minimize = spec_.primary_metric().goal == Goal::kMinimize;
   out.goal = minimize ? "minimize" : "maximize";
 
-  NodeEffectsResult ne = EstimateNodeEffects(attempts, out.metric, seed);
+  NodeEffectsResult ne = EstimateNodeEffects(log_, seed);
   if (!options.remove_node_effects && ne.applied) {
     ne.applied = false;
     ne.method = "none";
@@ -301,6 +303,12 @@ SweepResult IncrementalAggregate::Result(const std::vector<v1::Attempt>& attempt
   out.failed_attempts = failed_attempts_;
   out.total_samples = total_samples_;
 
+  // The divisor of each logged node (1 for a node without one).
+  std::vector<double> node_divisors(static_cast<size_t>(log_.node_count()), 1.0);
+  for (int32_t n = 0; n < log_.node_count(); ++n) {
+    auto d = ne.divisors.find(log_.node(n));
+    if (d != ne.divisors.end()) node_divisors[static_cast<size_t>(n)] = d->second;
+  }
   const bool divisors_changed =
       !have_divisors_ || ne.divisors != divisors_ || ne.applied != applied_;
   std::vector<std::vector<double>> unranked_log_medians;
@@ -313,7 +321,7 @@ SweepResult IncrementalAggregate::Result(const std::vector<v1::Attempt>& attempt
   // Configurations are independent (each has its own seed): any split gives the same result.
   auto refresh = [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end && !cancelled(); ++i) {
-      Refresh(stale[i], stale[i]->dirty, true, ne.applied, ne.divisors);
+      Refresh(stale[i], stale[i]->dirty, true, ne.applied, node_divisors);
       stale[i]->dirty = false;
     }
   };
@@ -383,7 +391,7 @@ SweepResult IncrementalAggregate::Result(const std::vector<v1::Attempt>& attempt
   if (cancelled()) return out;
   WarmStateOptions wso;
   wso.seed = seed;
-  out.warm_state = AuditWarmState(attempts, out.metric, wso);
+  out.warm_state = AuditWarmState(log_, wso);
   for (const auto* t : {&out.warm_state.first_vs_later, &out.warm_state.drift}) {
     if (t->verdict != "differs") continue;
     const bool first = t == &out.warm_state.first_vs_later;

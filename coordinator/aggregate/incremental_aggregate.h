@@ -18,13 +18,17 @@
 //
 // Memory: one entry per configuration given (constructor or Track), none for the others: the live
 // audits start with the configurations counted so far and Track each one as it gets its first
-// attempt, so a 1,000,000-configuration space costs only what has run.
+// attempt, so a 1,000,000-configuration space costs only what has run. Per attempt: its finite
+// samples in its configuration's entry, and one 24-byte ExecutionLog record (ok attempts;
+// reference ones also keep their samples) for node effects and the warm-state audit; no copy of
+// the v1::Attempt.
 //
 // Errors: none (as Aggregate). Ownership: borrows the spec (must outlive it); copies what it
 // needs from records and attempts. Not thread-safe: one thread calls everything.
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -32,6 +36,7 @@
 
 #include "common/space/spec.h"
 #include "coordinator/aggregate/aggregator.h"
+#include "coordinator/aggregate/execution_log.h"
 #include "coordinator/aggregate/sweep_result.h"
 #include "fleetsweep/v1/data.pb.h"
 
@@ -51,9 +56,9 @@ class IncrementalAggregate {
   // As UpdateRecord, but an unknown configuration is added (after every known one) first, so
   // that its attempts count from now on (attempts Added before are not counted for it).
   void Track(const v1::ConfigRecord& r);
-  // The aggregate of everything added. `attempts` must be every attempt given to Add, in the
-  // same order (node effects and the warm-state audit read them all).
-  SweepResult Result(const std::vector<v1::Attempt>& attempts);
+  // The aggregate of everything added (node effects and the warm-state audit read every attempt
+  // added, from the compact log Add keeps: the caller keeps no attempt).
+  SweepResult Result();
 
   // Configurations whose summaries the next Result recomputes (without a node-effect change).
   int64_t dirty() const { return dirty_count_; }
@@ -69,7 +74,7 @@ class IncrementalAggregate {
     bool any_failure = false;
     std::string attempt_failure_class, attempt_failure_detail;  // Aggregate's first-failure rule
     std::map<std::string, Executions> raw;                      // metric -> executions
-    std::vector<std::string> primary_nodes;  // the node of each raw[primary] execution
+    std::vector<int32_t> primary_nodes;  // the node (log_.node) of each raw[primary] execution
     // Cached summaries (valid when !dirty).
     bool dirty = true;
     std::map<std::string, MetricSummary> metrics;
@@ -79,14 +84,15 @@ class IncrementalAggregate {
     std::vector<double> log_medians;  // of the corrected primary executions
   };
   void Refresh(Entry* e, bool summaries, bool corrected, bool applied,
-               const std::map<std::string, double>& divisors);
+               const std::vector<double>& divisors);
   ConfigResult Materialize(const Entry& e) const;
 
   const SweepSpec& spec_;
   AggregateOptions options_;
   std::string primary_;
-  std::vector<Entry> entries_;
+  std::deque<Entry> entries_;  // no spare capacity, and entries never move
   std::unordered_map<std::string, size_t> index_;
+  ExecutionLog log_;  // every attempt added, as node effects and the warm-state audit read it
   int64_t dirty_count_ = 0;
   int64_t total_attempts_ = 0, failed_attempts_ = 0, total_samples_ = 0;
   bool have_divisors_ = false;  // the cached corrected summaries used these:

@@ -9,7 +9,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "common/stats/rng.h"
 #include "coordinator/aggregate/results_writer.h"
@@ -132,7 +135,7 @@ TEST(IncrementalAggregate, EqualsAFullAggregateAfterEveryRandomBatch) {
       EXPECT_EQ(inc.dirty(), all.size() == static_cast<size_t>(batch)
                                  ? 6
                                  : static_cast<int64_t>(touched.size()));
-      SweepResult got = inc.Result(all);
+      SweepResult got = inc.Result();
       EXPECT_EQ(inc.dirty(), 0);
       AggregateOptions threaded = options;  // the final path splits the work over threads
       threaded.threads = 3;
@@ -168,7 +171,7 @@ TEST(IncrementalAggregate, ACancelledResultLeavesTheStateExactForTheNextOne) {
     all.push_back(RandomAttempt(sweep, &rng, i));
     inc.Add(all.back());
   }
-  (void)inc.Result(all);  // everything clean
+  (void)inc.Result();  // everything clean
   for (int i = 60; i < 90; ++i) {
     all.push_back(RandomAttempt(sweep, &rng, i));
     inc.Add(all.back());
@@ -176,11 +179,11 @@ TEST(IncrementalAggregate, ACancelledResultLeavesTheStateExactForTheNextOne) {
   const int64_t dirty = inc.dirty();
   ASSERT_GT(dirty, 0);
   cancel.store(true);
-  SweepResult partial = inc.Result(all);
+  SweepResult partial = inc.Result();
   EXPECT_EQ(inc.dirty(), dirty) << "a cancelled Result refreshed configurations";
   EXPECT_TRUE(partial.configs.empty()) << "a cancelled Result got past the summaries";
   cancel.store(false);
-  SweepResult got = inc.Result(all);
+  SweepResult got = inc.Result();
   AggregateOptions plain = options;
   plain.cancel = nullptr;
   SweepResult want = Aggregate(spec, sweep.records, all, plain);
@@ -218,7 +221,7 @@ TEST(IncrementalAggregate, TrackingOnFirstAttemptEqualsAggregateOfTheTrackedReco
       if (rng.Uniform01() < 0.3) RandomRecordChange(&sweep, &rng, &inc);
       EXPECT_EQ(inc.configurations(), static_cast<int64_t>(tracked.size()));
       if (tracked.size() < sweep.records.size()) ++partial;
-      SweepResult got = inc.Result(all);
+      SweepResult got = inc.Result();
       std::vector<v1::ConfigRecord> records;
       for (size_t c : tracked) records.push_back(sweep.records[c]);
       SweepResult want = Aggregate(spec, records, all, options);
@@ -231,12 +234,87 @@ TEST(IncrementalAggregate, TrackingOnFirstAttemptEqualsAggregateOfTheTrackedReco
   EXPECT_GT(partial, 3);  // the comparison covered rounds with configurations not yet tracked
 }
 
+// The compact execution log (execution_log.h) keeps what node effects and the warm-state audit
+// read: on a three-node sweep in persistent sessions (a planted slow node, a slow first
+// execution, reference attempts) fed the live way, the verdicts are the planted ones, equal a
+// full Aggregate's, and their counts equal those taken from the attempts themselves.
+TEST(IncrementalAggregate, LoggedExecutionsKeepWhatNodeEffectsAndWarmStateRead) {
+  const SweepSpec spec = Spec();
+  AggregateOptions options;
+  options.resamples = 200;
+  stats::Rng rng(21);
+  Sweep sweep = Records();
+  IncrementalAggregate inc(spec, {}, options);
+  std::vector<v1::Attempt> all;
+  const char* nodes[] = {"n1", "n2", "n3"};
+  const double node_effect[] = {1.0, 1.3, 1.0};
+  std::map<std::string, int> reference_attempts, reference_samples, executions;
+  int positioned = 0, max_position = 0;
+  for (int i = 0; i < 900; ++i) {
+    v1::Attempt a;
+    const bool reference = i % 10 == 0;
+    const int c = reference ? 0 : Pick(&rng, 6);
+    const int n = Pick(&rng, 3);
+    const int position = 1 + (i / 3) % 6;  // sessions of six executions
+    a.set_config_key(sweep.records[c].config_key());
+    a.set_attempt_id("a" + std::to_string(i));
+    a.set_node(nodes[n]);
+    a.set_reference(reference);
+    a.set_started_unix_ms(1000 + i);
+    a.set_ok(true);
+    a.set_fingerprint("fp" + sweep.records[c].params().at("A"));
+    (*a.mutable_info())["session.position"] = std::to_string(position);
+    (*a.mutable_info())["session.id"] = "s" + std::to_string(i / 18);
+    const double exec = sweep.truth[c] * node_effect[n] * (position == 1 ? 1.2 : 1.0) *
+                        (1 + 0.002 * (rng.Uniform01() - 0.5));
+    for (int k = 0; k < 3; ++k) {
+      auto* s = a.add_samples();
+      s->set_metric("time_ms");
+      s->set_value(exec * (1 + 0.001 * (rng.Uniform01() - 0.5)));
+    }
+    if (reference) {
+      ++reference_attempts[a.node()];
+      reference_samples[a.node()] += a.samples_size();
+    }
+    ++executions[a.node()];
+    ++positioned;
+    max_position = std::max(max_position, position);
+    all.push_back(a);
+    inc.Track(sweep.records[c]);
+    inc.Add(a);
+  }
+  SweepResult got = inc.Result();
+  ASSERT_EQ(ResultsToJson(got).dump(1),
+            ResultsToJson(Aggregate(spec, sweep.records, all, options)).dump(1));
+  // Warm state: every execution had a position; the slow first execution is found.
+  EXPECT_EQ(got.warm_state.executions, positioned);
+  EXPECT_EQ(got.warm_state.max_position, max_position);
+  EXPECT_TRUE(got.warm_state.persistent);
+  EXPECT_EQ(got.warm_state.first_vs_later.verdict, "differs");
+  EXPECT_NEAR(got.warm_state.first_vs_later.change, 1 / 1.2 - 1, 0.02);
+  // Node effects: every node, the slow one found from all data and from its references alone.
+  ASSERT_EQ(got.node_effects.size(), 3u);
+  EXPECT_TRUE(got.node_effects_applied) << got.node_effects_note;
+  for (const NodeEffect& e : got.node_effects) {
+    EXPECT_EQ(e.reference_attempts, reference_attempts[e.node]) << e.node;
+    EXPECT_EQ(e.reference_samples, reference_samples[e.node]) << e.node;
+    EXPECT_TRUE(e.drift_tested) << e.node;
+    EXPECT_EQ(e.executions, executions[e.node]) << e.node;  // every configuration ran on all
+  }
+  // The slow node is 1.3x the others (effects are normalised so the median node is 1).
+  EXPECT_NEAR(got.node_effects[1].effect / got.node_effects[0].effect, 1.3, 0.01);
+  EXPECT_NEAR(got.node_effects[1].reference_effect / got.node_effects[0].reference_effect, 1.3,
+              0.01);
+  // The corrected primary metric no longer carries the node: the best is the fastest truth.
+  EXPECT_EQ(got.configs[0].key, sweep.records[0].config_key());
+}
+
 TEST(IncrementalAggregate, FailedAndReferenceAttemptsDirtyNothing) {
   const SweepSpec spec = Spec();
   Sweep sweep = Records();
   IncrementalAggregate inc(spec, sweep.records, AggregateOptions{});
   std::vector<v1::Attempt> all;
-  (void)inc.Result(all);
+  (void)inc.Result();
   EXPECT_EQ(inc.dirty(), 0);
   v1::Attempt failed;
   failed.set_config_key(sweep.records[2].config_key());
@@ -252,7 +330,7 @@ TEST(IncrementalAggregate, FailedAndReferenceAttemptsDirtyNothing) {
     inc.Add(a);
   }
   EXPECT_EQ(inc.dirty(), 0);
-  SweepResult r = inc.Result(all);
+  SweepResult r = inc.Result();
   EXPECT_EQ(r.total_attempts, 2);
   EXPECT_EQ(r.failed_attempts, 1);
   EXPECT_EQ(ResultsToJson(r).dump(), ResultsToJson(Aggregate(spec, sweep.records, all)).dump());

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <numeric>
 #include <set>
+#include <unordered_map>
 
 #include "common/stats/descriptive.h"
 #include "common/stats/rank_tests.h"
@@ -12,14 +13,6 @@
 
 namespace fleetsweep {
 namespace {
-
-std::vector<double> MetricSamples(const v1::Attempt& a, const std::string& metric) {
-  std::vector<double> xs;
-  for (const auto& s : a.samples()) {
-    if (s.metric() == metric && std::isfinite(s.value())) xs.push_back(s.value());
-  }
-  return xs;
-}
 
 // One execution in the all-data fit: its row (configuration), column (node) and log median.
 struct Obs {
@@ -78,24 +71,17 @@ bool Connected(const std::vector<Obs>& obs, int rows, int cols) {
 }
 
 // The all-data fit with residual-bootstrap CIs; fills effect, ci_low/high, executions.
-bool FitAllData(const std::vector<v1::Attempt>& attempts, const std::string& metric, uint64_t seed,
+// `col[n]`: the column of log node n.
+bool FitAllData(const ExecutionLog& log, const std::vector<int>& col, uint64_t seed,
                 const NodeEffectsOptions& options, std::vector<NodeEffect>* nodes) {
-  std::map<std::string, int> col;
-  for (size_t i = 0; i < nodes->size(); ++i) col[(*nodes)[i].node] = static_cast<int>(i);
-  std::map<std::string, std::set<int>> row_nodes;
-  std::vector<std::pair<std::string, Obs>> raw;
-  for (const auto& a : attempts) {
-    if (!a.ok()) continue;
-    auto it = col.find(a.node());
-    if (it == col.end()) continue;
-    auto xs = MetricSamples(a, metric);
-    if (xs.empty()) continue;
-    const double m = stats::MedianOf(xs);
-    if (!(m > 0)) continue;
-    raw.push_back({a.config_key(), Obs{0, it->second, std::log(m)}});
-    row_nodes[a.config_key()].insert(it->second);
+  std::unordered_map<int32_t, std::set<int>> row_nodes;  // by configuration
+  std::vector<std::pair<int32_t, Obs>> raw;
+  for (const LoggedExecution& a : log.executions()) {
+    if (!(a.median > 0)) continue;  // no samples (NaN) or a non-positive median
+    raw.push_back({a.config, Obs{0, col[a.node], std::log(a.median)}});
+    row_nodes[a.config].insert(col[a.node]);
   }
-  std::map<std::string, int> row;
+  std::unordered_map<int32_t, int> row;
   std::vector<Obs> obs;
   for (auto& [key, o] : raw) {
     if (row_nodes[key].size() < 2) continue;  // a row on one node says nothing about nodes
@@ -141,16 +127,13 @@ bool FitAllData(const std::vector<v1::Attempt>& attempts, const std::string& met
 }
 
 // Reference-only effects and drift, per node, from the reference attempts.
-void ReferenceEffects(const std::vector<v1::Attempt>& attempts, const std::string& metric,
-                      const NodeEffectsOptions& options, std::vector<NodeEffect>* nodes,
-                      std::vector<std::string>* warnings) {
+void ReferenceEffects(const ExecutionLog& log, const NodeEffectsOptions& options,
+                      std::vector<NodeEffect>* nodes, std::vector<std::string>* warnings) {
   std::map<std::string,
            std::vector<std::pair<std::pair<int64_t, std::string>, std::vector<double>>>>
       refs;
-  for (const auto& a : attempts) {
-    if (!a.ok() || !a.reference()) continue;
-    auto xs = MetricSamples(a, metric);
-    if (!xs.empty()) refs[a.node()].push_back({{a.started_unix_ms(), a.attempt_id()}, xs});
+  for (const LoggedReference& r : log.references()) {
+    refs[log.node(r.node)].push_back({{r.started_unix_ms, r.attempt_id}, r.samples});
   }
   std::map<std::string, double> medians;
   for (auto& [node, list] : refs) {
@@ -236,27 +219,29 @@ std::string RefuseReason(const std::vector<NodeEffect>& nodes, const NodeEffects
 
 }  // namespace
 
-NodeEffectsResult EstimateNodeEffects(const std::vector<v1::Attempt>& attempts,
-                                      const std::string& metric, uint64_t seed,
+NodeEffectsResult EstimateNodeEffects(const ExecutionLog& log, uint64_t seed,
                                       const NodeEffectsOptions& options) {
   NodeEffectsResult out;
   out.method = "none";
-  std::set<std::string> names;
-  for (const auto& a : attempts) {
-    if (a.ok()) names.insert(a.node());
-  }
-  for (const auto& n : names) {
+  // Every node with an ok attempt (the log holds ok attempts only), by name.
+  std::vector<int32_t> by_name(static_cast<size_t>(log.node_count()));
+  std::iota(by_name.begin(), by_name.end(), 0);
+  std::sort(by_name.begin(), by_name.end(),
+            [&](int32_t x, int32_t y) { return log.node(x) < log.node(y); });
+  std::vector<int> col(by_name.size());
+  for (size_t i = 0; i < by_name.size(); ++i) {
+    col[static_cast<size_t>(by_name[i])] = static_cast<int>(i);
     NodeEffect e;
-    e.node = n;
+    e.node = log.node(by_name[i]);
     out.nodes.push_back(e);
-    out.divisors[n] = 1.0;
+    out.divisors[e.node] = 1.0;
   }
-  ReferenceEffects(attempts, metric, options, &out.nodes, &out.warnings);
-  if (names.size() < 2) {
+  ReferenceEffects(log, options, &out.nodes, &out.warnings);
+  if (by_name.size() < 2) {
     out.note = "one node: no node effects to remove";
     return out;
   }
-  if (!FitAllData(attempts, metric, seed * 0x9E3779B97F4A7C15ULL + 1, options, &out.nodes)) {
+  if (!FitAllData(log, col, seed * 0x9E3779B97F4A7C15ULL + 1, options, &out.nodes)) {
     for (auto& e : out.nodes) e.effect = e.ci_low = e.ci_high = NAN;
     out.note =
         "too few executions of configurations measured on several nodes link the nodes: "
@@ -282,6 +267,14 @@ NodeEffectsResult EstimateNodeEffects(const std::vector<v1::Attempt>& attempts,
     e.applied = true;
   }
   return out;
+}
+
+NodeEffectsResult EstimateNodeEffects(const std::vector<v1::Attempt>& attempts,
+                                      const std::string& metric, uint64_t seed,
+                                      const NodeEffectsOptions& options) {
+  ExecutionLog log(metric);
+  for (const auto& a : attempts) log.Add(a);
+  return EstimateNodeEffects(log, seed, options);
 }
 
 }  // namespace fleetsweep

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/aggregate/execution_log.h"
 #include "coordinator/aggregate/sweep_result.h"
 #include "fleetsweep/v1/data.pb.h"
 
@@ -54,8 +55,12 @@ struct NodeEffectsResult {
   std::vector<std::string> warnings;
 };
 
-// `attempts` are all stored attempts of the sweep (reference ones included); only ok attempts and
-// samples of `metric` are used.
+// `log`: every attempt of the sweep (reference ones included), logged for the primary metric
+// (execution_log.h: ok attempts and their medians of that metric).
+NodeEffectsResult EstimateNodeEffects(const ExecutionLog& log, uint64_t seed,
+                                      const NodeEffectsOptions& options = {});
+// The same over `attempts` (all stored attempts of the sweep; only ok attempts and samples of
+// `metric` are used): builds their log.
 NodeEffectsResult EstimateNodeEffects(const std::vector<v1::Attempt>& attempts,
                                       const std::string& metric, uint64_t seed,
                                       const NodeEffectsOptions& options = {});

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <map>
 #include <utility>
 
@@ -17,24 +16,18 @@ struct Execution {
   double log_median = 0;
 };
 
-// Executions with a position and a finite positive median of `metric`, by (config, node).
-std::map<std::string, std::vector<Execution>> Collect(const std::vector<v1::Attempt>& attempts,
-                                                      const std::string& metric) {
+// Executions with a position and a finite positive median, by (config, node): the blocks are
+// keyed by the text "<config>\x1f<node>" (their order is the permutation test's).
+std::map<std::string, std::vector<Execution>> Collect(const ExecutionLog& log) {
+  std::map<std::pair<int32_t, int32_t>, std::vector<Execution>> by_ids;
+  for (const LoggedExecution& a : log.executions()) {
+    if (a.position < 1) continue;
+    if (!(a.median > 0)) continue;  // no samples (NaN) or a non-positive median
+    by_ids[{a.config, a.node}].push_back({a.position, std::log(a.median)});
+  }
   std::map<std::string, std::vector<Execution>> blocks;
-  for (const v1::Attempt& a : attempts) {
-    if (!a.ok()) continue;
-    auto it = a.info().find("session.position");
-    if (it == a.info().end()) continue;
-    const int position = std::atoi(it->second.c_str());
-    if (position < 1) continue;
-    std::vector<double> xs;
-    for (const auto& s : a.samples()) {
-      if (s.metric() == metric && std::isfinite(s.value())) xs.push_back(s.value());
-    }
-    if (xs.empty()) continue;
-    const double m = stats::MedianOf(xs);
-    if (!(m > 0)) continue;
-    blocks[a.config_key() + "\x1f" + a.node()].push_back({position, std::log(m)});
+  for (auto& [ids, execs] : by_ids) {
+    blocks[log.key(ids.first) + "\x1f" + log.node(ids.second)] = std::move(execs);
   }
   return blocks;
 }
@@ -84,10 +77,9 @@ WarmStateTest Test(const std::map<std::string, std::vector<Execution>>& blocks, 
 
 }  // namespace
 
-WarmStateAudit AuditWarmState(const std::vector<v1::Attempt>& attempts, const std::string& metric,
-                              const WarmStateOptions& options) {
+WarmStateAudit AuditWarmState(const ExecutionLog& log, const WarmStateOptions& options) {
   WarmStateAudit w;
-  const auto blocks = Collect(attempts, metric);
+  const auto blocks = Collect(log);
   std::vector<int> later;
   for (const auto& [key, execs] : blocks) {
     for (const Execution& e : execs) {
@@ -115,6 +107,13 @@ WarmStateAudit AuditWarmState(const std::vector<v1::Attempt>& attempts, const st
         "execution (recycle sessions with session.max_executions to get more)";
   }
   return w;
+}
+
+WarmStateAudit AuditWarmState(const std::vector<v1::Attempt>& attempts, const std::string& metric,
+                              const WarmStateOptions& options) {
+  ExecutionLog log(metric);
+  for (const auto& a : attempts) log.Add(a);
+  return AuditWarmState(log, options);
 }
 
 }  // namespace fleetsweep

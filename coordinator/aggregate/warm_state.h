@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/aggregate/execution_log.h"
 #include "coordinator/aggregate/sweep_result.h"
 #include "fleetsweep/v1/wire.pb.h"
 
@@ -32,6 +33,9 @@ struct WarmStateOptions {
   uint64_t seed = 1;
 };
 
+// `log`: the sweep's attempts logged for the primary metric (execution_log.h).
+WarmStateAudit AuditWarmState(const ExecutionLog& log, const WarmStateOptions& options = {});
+// The same over `attempts` and `metric`: builds their log.
 WarmStateAudit AuditWarmState(const std::vector<v1::Attempt>& attempts, const std::string& metric,
                               const WarmStateOptions& options = {});
 

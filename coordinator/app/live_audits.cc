@@ -25,7 +25,7 @@ LiveAudits::LiveAudits(const SweepSpec& spec, CoordinatorMetrics* metrics, LiveA
     o.cancel = &cancel_;
     aggregate_ = std::make_unique<IncrementalAggregate>(spec_, records, o);
     for (const auto& a : *attempts) aggregate_->Add(a);
-    attempts_ = std::move(*attempts);
+    counted_ = static_cast<int64_t>(attempts->size());
     aggregating_.store(true);
   }
   thread_ = std::thread([this] { Run(); });
@@ -86,17 +86,14 @@ void LiveAudits::Process(LiveBatch batch) {
   if (aggregate_) {
     // A configuration gets its entry with its first attempt (its record comes with it).
     for (const auto& r : batch.records) aggregate_->Track(r);
-    for (auto& a : batch.attempts) {
-      aggregate_->Add(a);
-      attempts_.push_back(std::move(a));
-    }
-    if (static_cast<int64_t>(attempts_.size()) > options_.max_live_attempts) {
+    for (const auto& a : batch.attempts) aggregate_->Add(a);
+    counted_ += static_cast<int64_t>(batch.attempts.size());
+    if (counted_ > options_.max_live_attempts) {
       spdlog::info(
           "live audits: {} attempts (more than {}): node effects, audit verdicts and the "
           "best configuration are published at the end only",
-          attempts_.size(), options_.max_live_attempts);
+          counted_, options_.max_live_attempts);
       aggregate_.reset();
-      std::vector<v1::Attempt>().swap(attempts_);
       aggregating_.store(false);
     }
   }
@@ -124,7 +121,7 @@ void LiveAudits::PublishProgress(const Progress& p) {
 }
 
 void LiveAudits::PublishAggregate() {
-  SweepResult r = aggregate_->Result(attempts_);
+  SweepResult r = aggregate_->Result();
   if (cancel_.load()) return;  // partial: stopping
   {
     std::lock_guard<std::mutex> lock(mu_);

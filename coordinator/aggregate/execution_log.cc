@@ -1,0 +1,39 @@
+#include "coordinator/aggregate/execution_log.h"
+
+#include <cmath>
+#include <cstdlib>
+
+#include "common/stats/descriptive.h"
+
+namespace fleetsweep {
+
+int32_t ExecutionLog::Interned::Intern(const std::string& s) {
+  auto it = index.find(s);
+  if (it != index.end()) return it->second;
+  const auto i = static_cast<int32_t>(names.size());
+  names.push_back(s);
+  index.emplace(names.back(), i);
+  return i;
+}
+
+int32_t ExecutionLog::Add(const v1::Attempt& a) {
+  if (!a.ok()) return -1;
+  std::vector<double> xs;
+  for (const auto& s : a.samples()) {
+    if (s.metric() == metric_ && std::isfinite(s.value())) xs.push_back(s.value());
+  }
+  LoggedExecution e;
+  e.median = xs.empty() ? NAN : stats::MedianOf(xs);
+  e.config = keys_.Intern(a.config_key());
+  e.node = nodes_.Intern(a.node());
+  auto it = a.info().find("session.position");
+  e.position = it == a.info().end() ? 0 : std::atoi(it->second.c_str());
+  e.reference = a.reference();
+  executions_.push_back(e);
+  if (e.reference && !xs.empty()) {
+    references_.push_back({e.node, a.started_unix_ms(), a.attempt_id(), std::move(xs)});
+  }
+  return e.node;
+}
+
+}  // namespace fleetsweep

@@ -1,0 +1,73 @@
+// ExecutionLog: what the sweep-wide audits that read every execution (node effects,
+// node_effects.h; the warm-state audit, warm_state.h) need of each attempt, kept compactly so
+// that the live audits need no copy of every v1::Attempt (issue 16).
+//
+// Per ok attempt, in the order added, one LoggedExecution (24 bytes): its configuration and node
+// (interned: each distinct key and node name is stored once), the median of its finite samples of
+// the log's metric (NaN when it has none), its `session.position` info (std::atoi of it, 0 when
+// absent) and whether it measured the reference. An ok reference attempt with samples of the
+// metric also keeps those samples, its start time and attempt id (the reference-only node effects
+// and their drift test read them; references are a small share of a sweep). Failed attempts
+// are not logged: both audits read ok attempts only.
+//
+// Equality: EstimateNodeEffects and AuditWarmState over the log of attempts a_1..a_n equal
+// their results over {a_1..a_n} (the v1::Attempt overloads build a log and call the log ones).
+//
+// Errors: none. Ownership: copies what it keeps. Not thread-safe for Add; the const accessors
+// may be called from several threads while no Add runs.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "fleetsweep/v1/data.pb.h"
+
+namespace fleetsweep {
+
+struct LoggedExecution {
+  double median = 0;     // of the metric's finite samples; NaN when there are none
+  int32_t config = 0;    // ExecutionLog::key(config)
+  int32_t node = 0;      // ExecutionLog::node(node)
+  int32_t position = 0;  // std::atoi(info["session.position"]); 0 when absent
+  bool reference = false;
+};
+
+struct LoggedReference {  // an ok reference attempt with samples of the metric
+  int32_t node = 0;
+  int64_t started_unix_ms = 0;
+  std::string attempt_id;
+  std::vector<double> samples;  // finite samples of the metric, in the attempt's order
+};
+
+class ExecutionLog {
+ public:
+  explicit ExecutionLog(std::string metric) : metric_(std::move(metric)) {}
+
+  // Logs `a` when it is ok; returns its node's index, -1 when not logged.
+  int32_t Add(const v1::Attempt& a);
+
+  const std::string& metric() const { return metric_; }
+  const std::vector<LoggedExecution>& executions() const { return executions_; }
+  const std::vector<LoggedReference>& references() const { return references_; }
+  const std::string& key(int32_t i) const { return keys_.names[static_cast<size_t>(i)]; }
+  const std::string& node(int32_t i) const { return nodes_.names[static_cast<size_t>(i)]; }
+  int32_t node_count() const { return static_cast<int32_t>(nodes_.names.size()); }
+  int32_t key_count() const { return static_cast<int32_t>(keys_.names.size()); }
+
+ private:
+  struct Interned {
+    std::deque<std::string> names;  // stable addresses for the views below
+    std::unordered_map<std::string_view, int32_t> index;
+    int32_t Intern(const std::string& s);
+  };
+  std::string metric_;
+  std::vector<LoggedExecution> executions_;
+  std::vector<LoggedReference> references_;
+  Interned keys_, nodes_;
+};
+
+}  // namespace fleetsweep
