@@ -178,6 +178,37 @@ TEST(LiveAudits, PastMaxLiveAttemptsPublishesProgressOnly) {
   ExpectProgressOnly(metrics_testing::Scrape(*exposer));
 }
 
+// At the default bound: exactly max_live_attempts counted attempts are still aggregated (the
+// audit thread holds no copy of them, only the compact log), one more drops the aggregate.
+TEST(LiveAudits, TheDefaultBoundAggregatesUpToItAndNotPast) {
+  FinishedSweep f;
+  ASSERT_NO_FATAL_FAILURE(RunFinishedSweep(&f));
+  auto exposer = metrics_testing::StartLoopback();
+  ASSERT_TRUE(exposer);
+  CoordinatorMetrics m(exposer->registry(), "runner");
+  const LiveAuditOptions o;
+  LiveAudits audits(f.spec, &m, o, f.Records(), std::vector<v1::Attempt>{});
+  int64_t handed = 0;
+  while (handed < o.max_live_attempts) {  // the sweep's attempts over and over, in batches
+    LiveBatch b = f.Batch(0, false);
+    for (int i = 0; i < 10000 && handed < o.max_live_attempts; ++i, ++handed) {
+      b.attempts.push_back(f.counted[static_cast<size_t>(handed) % f.counted.size()]);
+    }
+    b.records = f.Records();
+    audits.Hand(std::move(b));
+    audits.Drain();
+  }
+  EXPECT_TRUE(audits.aggregating());
+  EXPECT_EQ(audits.aggregate_rounds(), 1);  // the first batch's (the clock stood still)
+  ExpectSweepPublished(metrics_testing::Scrape(*exposer));
+  LiveBatch one = f.Batch(10, false);
+  one.attempts.push_back(f.counted.front());
+  audits.Hand(std::move(one));
+  audits.Drain();
+  EXPECT_FALSE(audits.aggregating());
+  EXPECT_EQ(audits.aggregate_rounds(), 1) << "a round past the bound";
+}
+
 TEST(LiveAudits, UnknownEarlierAttemptsPublishProgressOnly) {
   FinishedSweep f;
   ASSERT_NO_FATAL_FAILURE(RunFinishedSweep(&f));
