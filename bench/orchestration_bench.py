@@ -13,7 +13,11 @@ noop:  N executions (N configurations x 1 repetition) of bin/fleetsweep-tiny-ben
        CPU time per execution of every process of the run together (coordinator, workers, their
        benchmark processes, redis: getrusage(RUSAGE_CHILDREN) before and after the run).
 sleep: the same with --sleep-ms executions (default 1 s); executions = rounds x W, and
-       "of ideal" = (rounds x sleep) / wall: the fraction of the ideal wall time.
+       "of ideal" = (rounds x sleep) / wall: the fraction of the ideal wall time. The wall is
+       split (from the stored attempts' start and duration) into start-up (bench start to the
+       first execution's start), the gaps between one worker's consecutive executions (their
+       sum, median worker) and the tail (the last execution's end to the coordinator's exit);
+       what remains is the executions themselves and the workers' staggered starts.
 --sessions runs each worker count once per session mode in the same run: persistent (one
 tiny-bench process per slot serves every execution over the session protocol) and one-shot (a
 process per execution, the mode before sessions). OBENCH_KEEP=1 keeps the work directory.
@@ -39,7 +43,8 @@ def run_once(workers, executions, sleep_ms, session="one-shot", prefetch=1):
     os.makedirs(os.path.join(work, "redis"))
     redis = cl.Redis(procs, os.path.join(work, "redis"))
     redis.start()
-    n_a = 50 if executions >= 50 else executions
+    # VALUE x B = executions exactly (VALUE the largest divisor up to 50).
+    n_a = max(d for d in range(1, min(50, max(1, executions)) + 1) if executions % d == 0)
     n_b = max(1, executions // n_a)
     spec = os.path.join(work, "bench.yaml")
     # The persistent benchmark reads VALUE from its prepare request; a one-shot one from argv.
@@ -81,7 +86,32 @@ metrics:
     else:
         shutil.rmtree(work, ignore_errors=True)
     done = sum(1 for a in attempts if a["ok"])
-    return wall, done, (ru.ru_utime + ru.ru_stime), n_a * n_b, status, all_cpu
+    phases = split_wall(t0, t0 + wall, attempts, workers)
+    return wall, done, (ru.ru_utime + ru.ru_stime), n_a * n_b, status, all_cpu, phases
+
+
+def split_wall(t0, t_end, attempts, workers):
+    """Where the wall went (seconds): start-up (bench start to the first execution's start), the
+    gaps between a worker's consecutive executions (summed over its executions, median over
+    workers), and the tail (the last execution's end to the coordinator's exit)."""
+    ok = [a for a in attempts if a["ok"] and "started_unix_ms" in a]
+    if not ok:
+        return None
+    starts = [a["started_unix_ms"] / 1000.0 for a in ok]
+    ends = [a["started_unix_ms"] / 1000.0 + a["duration_seconds"] for a in ok]
+    by_node = {}
+    for a in ok:
+        by_node.setdefault(a["node"], []).append(a)
+    gaps = []
+    for runs in by_node.values():
+        runs.sort(key=lambda a: a["started_unix_ms"])
+        g = 0.0
+        for prev, cur in zip(runs, runs[1:]):
+            g += cur["started_unix_ms"] / 1000.0 - (prev["started_unix_ms"] / 1000.0 +
+                                                   prev["duration_seconds"])
+        gaps.append(g)
+    gaps.sort()
+    return min(starts) - t0, gaps[len(gaps) // 2], t_end - max(ends)
 
 
 def children_cpu():
@@ -108,22 +138,26 @@ def main():
               "coordinator CPU ms/exec | all processes CPU ms/exec |")
         print("|---|---:|---:|---:|---:|---:|---:|")
     else:
-        print("| sessions | workers | executions | ideal s | wall s | of ideal | overhead |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
+        print("| sessions | workers | executions | ideal s | wall s | of ideal | overhead | "
+              "start-up s | gaps s (median worker) | tail s |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for w in [int(x) for x in a.workers.split(",")]:
         for session in a.sessions.split(","):
             if a.mode == "noop":
-                wall, done, cpu, want, st, all_cpu = run_once(w, a.executions, 0, session,
+                wall, done, cpu, want, st, all_cpu, _ = run_once(w, a.executions, 0, session,
                                                               a.prefetch)
                 print(f"| {session} | {w} | {done}/{want} | {wall:.1f} | {done / wall:.1f} | "
                       f"{1000 * cpu / max(done, 1):.2f} | {1000 * all_cpu / max(done, 1):.2f} |",
                       flush=True)
             else:
                 n = a.rounds * w
-                wall, done, cpu, want, st, _ = run_once(w, n, a.sleep_ms, session, a.prefetch)
+                wall, done, cpu, want, st, _, ph = run_once(w, n, a.sleep_ms, session,
+                                                            a.prefetch)
                 ideal = a.rounds * a.sleep_ms / 1000.0
+                ph = ph or (float("nan"),) * 3
                 print(f"| {session} | {w} | {done}/{want} | {ideal:.0f} | {wall:.1f} | "
-                      f"{ideal / wall:.1%} | {wall / ideal - 1:.1%} |", flush=True)
+                      f"{ideal / wall:.1%} | {wall / ideal - 1:.1%} | {ph[0]:.3f} | "
+                      f"{ph[1]:.3f} | {ph[2]:.3f} |", flush=True)
     return 0
 
 

@@ -1,7 +1,6 @@
 #include "coordinator/server/server.h"
 
 #include <chrono>
-#include <thread>
 #include <vector>
 #include <zmq.hpp>
 
@@ -11,6 +10,11 @@
 #include "spdlog/spdlog.h"
 
 namespace fleetsweep {
+
+namespace {
+// How long closing the socket may wait for the last messages of a finished sweep.
+constexpr int kFinishedLingerMs = 500;
+}  // namespace
 
 CoordinatorServer::CoordinatorServer(Scheduler* scheduler, ServerOptions options,
                                      std::function<double()> clock)
@@ -271,7 +275,9 @@ Status CoordinatorServer::Serve(const std::atomic<bool>& stop,
                        scheduler_->OutstandingLeases());
         }
         DrainAcks();
-        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        // The shutdowns and last acks are queued; closing the socket (the destructor) now waits
+        // until they are sent, at most kFinishedLingerMs, instead of a fixed pause here.
+        sock_->set(zmq::sockopt::linger, kFinishedLingerMs);
         return Status::Ok();
       }
     }

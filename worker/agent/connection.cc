@@ -17,7 +17,9 @@ Status Connection::Open() {
   try {
     sock_.set(zmq::sockopt::routing_id, options_.worker_id);
     sock_.set(zmq::sockopt::linger, 2000);
-    sock_.set(zmq::sockopt::reconnect_ivl, 100);
+    // A worker often starts before its coordinator listens (`fleetsweep run` starts both at
+    // once): retry soon, then back off (doubling up to reconnect_ivl_max).
+    sock_.set(zmq::sockopt::reconnect_ivl, 10);
     sock_.set(zmq::sockopt::reconnect_ivl_max, 2000);
     if (options_.curve.enabled) {
       sock_.set(zmq::sockopt::curve_serverkey, options_.curve.server_public_key_z85);
