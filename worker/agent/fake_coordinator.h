@@ -21,20 +21,13 @@
 #include <zmq.hpp>
 
 #include "common/wire/wire.h"
+#include "tests/support/source_dir.h"
 #include "worker/agent.h"
 
 namespace fleetsweep {
 namespace {
 
-std::string SourceDir() {
-  const char* src = getenv("FLEETSWEEP_SRC");
-  if (src && *src) return src;
-#ifdef FLEETSWEEP_SOURCE_DIR
-  return FLEETSWEEP_SOURCE_DIR;
-#else
-  return ".";
-#endif
-}
+using fleetsweep::testing::SourceDir;
 
 std::string SpecText() {
   return "sweep: agent-test\nexecutor:\n  type: exec\n  command: [python3, \"" + SourceDir() +

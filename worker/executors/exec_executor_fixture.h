@@ -19,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/source_dir.h"
 #include "worker/executors/exec_executor.h"
 
 namespace fleetsweep {
@@ -26,15 +27,7 @@ namespace exec_test {
 
 namespace fs = std::filesystem;
 
-inline std::string SourceDir() {
-  const char* src = getenv("FLEETSWEEP_SRC");
-  if (src && *src) return src;
-#ifdef FLEETSWEEP_SOURCE_DIR
-  return FLEETSWEEP_SOURCE_DIR;
-#else
-  return ".";
-#endif
-}
+using fleetsweep::testing::SourceDir;
 
 inline std::string Script() { return SourceDir() + "/tests/data/bench/fake_bench.sh"; }
 

@@ -17,6 +17,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/support/source_dir.h"
 #include "worker/executors/persistent_session.h"
 
 namespace fleetsweep {
@@ -25,15 +26,7 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-std::string SourceDir() {
-  const char* src = getenv("FLEETSWEEP_SRC");
-  if (src && *src) return src;
-#ifdef FLEETSWEEP_SOURCE_DIR
-  return FLEETSWEEP_SOURCE_DIR;
-#else
-  return ".";
-#endif
-}
+using fleetsweep::testing::SourceDir;
 
 // The fake benchmark's section. A generous timeout by default: on a loaded 2-core CI machine a
 // Python start can take seconds; the timeout tests set their own short one.
