@@ -1,6 +1,5 @@
 #include "worker/agent.h"
 
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +14,8 @@
 #include "common/wire/wire.h"
 #include "spdlog/spdlog.h"
 #include "worker/agent/give_up.h"
+#include "worker/agent/node_info.h"
+#include "worker/agent/pacing.h"
 #include "worker/agent/result_outbox.h"
 #include "worker/agent/slot.h"
 #include "worker/agent/spec_cache.h"
@@ -32,29 +33,6 @@ constexpr double kReapEverySeconds = 1.0;     // escaped processes reaped at lea
 constexpr double kDrainOnExitSeconds = 5.0;   // wait for acks before exiting when finished
 constexpr double kSpecRetrySeconds = 2.0;     // an unanswered SpecRequest is asked again
 
-std::string Hostname() {
-  char buf[256] = {0};
-  gethostname(buf, sizeof buf - 1);
-  return buf[0] ? buf : "localhost";
-}
-
-v1::NodeInfo MakeNodeInfo(const AgentOptions& o) {
-  v1::NodeInfo n;
-  n.set_worker_id(o.worker_id);
-  n.set_node(o.node);
-  n.set_slots(o.slots);
-  for (const auto& d : o.devices) n.add_devices(d);
-  n.set_platform(o.platform);
-  struct utsname u;
-  if (uname(&u) == 0) {
-    (*n.mutable_software())["kernel"] = std::string(u.sysname) + " " + u.release;
-    (*n.mutable_software())["machine"] = u.machine;
-  }
-  (*n.mutable_software())["fleetsweep"] = "0.2.0";
-  (*n.mutable_software())["compiler"] = __VERSION__;
-  return n;
-}
-
 // One Run() of the agent: the event loop and its state.
 class AgentLoop {
  public:
@@ -63,6 +41,9 @@ class AgentLoop {
         clock_(clock),
         conn_(ctx, ConnectionOptions{o.coordinator, o.worker_id, o.curve, MakeNodeInfo(o)}, clock),
         observer_(o.metrics, o.node),
+        pacing_(PacingOptions{o.prefetch, o.prefetch > 0 ? kMaxPrefetchPerSlot : 0, o.hold_seconds,
+                              o.flush_seconds, o.flush_count}),
+        done_(pacing_.flush_count()),
         specs_(kSpecRetrySeconds),
         give_up_(o.give_up_after_seconds, clock->Now()) {
     for (int i = 0; i < o.slots; ++i) {
@@ -85,7 +66,7 @@ class AgentLoop {
         spdlog::error("{}", conn_.fatal().message());
         return conn_.fatal();
       }
-      for (SlotDone& d : done_.TakeAll()) Finished(std::move(d), executions);
+      TakeFinished(executions);
       for (SlotDone& d : stored_.TakeAll()) SendResult(d);
       Timers();
     }
@@ -125,6 +106,7 @@ class AgentLoop {
     if (drain_started_ >= 0) next = std::min(next, drain_started_ + kDrainOnExitSeconds);
     next = std::min(next, give_up_.Deadline());
     next = std::min(next, specs_.NextAskDue());
+    if (done_since_ >= 0) next = std::min(next, pacing_.TakeDue(done_since_));
     double wait = std::clamp(next - now, 0.0, kStopCheckSeconds);
     if (WantWork() && request_pending_ == 0 && no_work_until_ <= now) wait = 0;
     zmq::pollitem_t items[] = {{static_cast<void*>(conn_.socket()), 0, ZMQ_POLLIN, 0},
@@ -214,19 +196,30 @@ class AgentLoop {
     specs_.Asked(hash, clock_->Now());
   }
 
-  // A free slot for the lease: one whose open session serves its key, else one without a
-  // session, else any free slot; nullptr when all are busy.
+  // A slot for the lease: a free one whose open session serves its key, else a free one without
+  // a session, else any free slot; when all are busy, the least loaded one whose open session
+  // serves the key and that holds fewer than 1 + Prefetch() jobs (the lease waits in its queue);
+  // nullptr otherwise (the lease waits in the agent for the first slot to come free).
   Slot* PickSlot(const Launcher* launcher, const Config& params) {
     Slot* empty = nullptr;
     Slot* any = nullptr;
+    Slot* behind = nullptr;
+    const size_t most = 1 + static_cast<size_t>(pacing_.Prefetch());
     for (auto& s : slots_) {
-      if (s->busy()) continue;
       std::optional<SessionKey> key = s->open_key();
-      if (key && s->open_launcher() == launcher && key->Matches(params)) return s.get();
+      const bool serves = key && s->open_launcher() == launcher && key->Matches(params);
+      if (s->busy()) {
+        if (serves && s->given() < most && (!behind || s->given() < behind->given())) {
+          behind = s.get();
+        }
+        continue;
+      }
+      if (serves) return s.get();
       if (!key && !empty) empty = s.get();
       if (!any) any = s.get();
     }
-    return empty ? empty : any;
+    if (empty) return empty;
+    return any ? any : behind;
   }
 
   void Dispatch(const v1::Lease& lease) {
@@ -243,29 +236,43 @@ class AgentLoop {
       queued_.push_back(lease);
       return;
     }
-    SlotJob job;
-    job.lease = lease;
-    job.launcher = info.launcher.get();
-    job.spec_error = info.error;
-    ExecutionRequest& req = job.request;
-    req.sweep = lease.sweep();
-    req.params = std::move(params);
-    req.config_key = lease.config_key();
-    req.attempt_id = lease.lease_id();
-    req.slot = slot->index();
-    req.device = slot->device();
-    req.device_env = o_.device_env;
-    req.timeout_seconds = info.timeout;
-    req.allow_exec = o_.allow_exec;
-    req.scratch_root = o_.scratch_root;
-    req.env_policy = o_.env_policy;
-    if (!o_.platform_surface_file.empty()) {
-      req.extra_env["FLEETSWEEP_PLATFORM_SURFACE"] = o_.platform_surface_file;
+    SlotJob job = MakeSlotJob(o_, lease, std::move(params), info, *slot);
+    slot->Enqueue(std::move(job));
+    observer_.SlotsChanged(BusySlots(), o_.slots);
+  }
+
+  // Finished executions: taken now when Pacing says so (a slot has nothing left, enough have
+  // finished, or the first has waited flush_seconds), else left waiting with the eventfd cleared
+  // (Wait() sleeps until TakeDue). Each taken one frees its lease's place; then the leases that
+  // waited in the agent go to the slots.
+  void TakeFinished(int64_t* executions) {
+    const size_t waiting = done_.size();
+    const double now = clock_->Now();
+    if (waiting == 0) {
+      done_since_ = -1;
+      done_.Clear();
+      return;
     }
-    req.extra_env["FLEETSWEEP_NODE"] = o_.node;
-    req.extra_env["FLEETSWEEP_PARAMS"] = ParamsJson(req.params);
-    req.worker_bin_dir = o_.worker_bin_dir;
-    slot->Start(std::move(job));
+    if (done_since_ < 0) done_since_ = now;
+    bool urgent = finished_;  // or a slot ran dry: its completions are what it waits on
+    for (const auto& s : slots_) urgent = urgent || (s->idle() && s->busy());
+    if (!pacing_.TakeNow(waiting, done_since_, now, urgent)) {
+      done_.Clear();  // the next wake is TakeDue, a full batch or an idle slot
+      return;
+    }
+    done_since_ = -1;
+    for (SlotDone& d : done_.TakeAll()) Finished(std::move(d), executions);
+    while (!queued_.empty()) {
+      v1::Lease next = std::move(queued_.front());
+      queued_.pop_front();
+      const size_t before = queued_.size();
+      Dispatch(next);
+      if (queued_.size() > before) {  // no slot for it: back to the front, in order
+        queued_.push_front(std::move(queued_.back()));
+        queued_.pop_back();
+        break;
+      }
+    }
     observer_.SlotsChanged(BusySlots(), o_.slots);
   }
 
@@ -284,19 +291,14 @@ class AgentLoop {
     a.set_device(slot.device());
     a.set_reference(d.lease.reference());
     ++*executions;
+    pacing_.Observed(a.duration_seconds());
     observer_.Executed(a, d.lease.sweep());
-    slot.MarkIdle();
+    slot.Taken();
     if (writer_) {
       writer_->Enqueue(std::move(d));
     } else {
       SendResult(d);
     }
-    if (!queued_.empty()) {
-      v1::Lease next = std::move(queued_.front());
-      queued_.pop_front();
-      Dispatch(next);
-    }
-    observer_.SlotsChanged(BusySlots(), o_.slots);
   }
 
   // Into the outbox: sent (with every other result due) by the next Timers().
@@ -308,20 +310,28 @@ class AgentLoop {
     outbox_.Add(std::move(r));
   }
 
-  // Leases this agent can take now: one per free slot plus `prefetch` waiting per slot.
-  int Capacity() const {
-    const int slots = static_cast<int>(slots_.size());
-    return slots * (1 + std::max(0, o_.prefetch)) - BusySlots() - static_cast<int>(queued_.size()) -
-           specs_.waiting();
+  // Leases this agent may hold: per slot the running one plus Prefetch() waiting.
+  int HeldMax() const { return static_cast<int>(slots_.size()) * (1 + pacing_.Prefetch()); }
+  // Leases held: given to slots (running, queued, finished but not taken), waiting in the agent
+  // or for their spec.
+  int Held() const {
+    int n = static_cast<int>(queued_.size()) + specs_.waiting();
+    for (const auto& s : slots_) n += static_cast<int>(s->given());
+    return n;
   }
+  // Leases this agent can take now.
+  int Capacity() const { return HeldMax() - Held(); }
 
-  bool WantWork() const { return conn_.acked() && !finished_ && Capacity() > 0; }
+  int WantedLeases() const {
+    return pacing_.ToRequest(Capacity(), HeldMax(), static_cast<int>(slots_.size()));
+  }
+  bool WantWork() const { return conn_.acked() && !finished_ && WantedLeases() > 0; }
 
   void RequestWork() {
     const double now = clock_->Now();
     if (request_pending_ > 0 && now - request_sent_ > kRequestRetrySeconds) request_pending_ = 0;
     if (!WantWork() || request_pending_ > 0 || now < no_work_until_) return;
-    const int free_slots = Capacity();
+    const int free_slots = WantedLeases();  // WantWork(): > 0
     v1::Envelope e;
     e.mutable_work_request()->set_free_slots(free_slots);
     // Every open session's key, busy slots' too: a prefetched lease waits for a busy slot.
@@ -356,6 +366,10 @@ class AgentLoop {
     for (const std::string& hash : specs_.AsksDue(now)) AskSpec(hash);
     RequestWork();
     conn_.Tick([&](v1::Heartbeat* hb) {
+      for (const auto& s : slots_) {  // behind each slot's running (or finished) execution
+        const auto& given = s->given_lease_ids();
+        for (size_t i = 1; i < given.size(); ++i) hb->add_waiting_lease_ids(given[i]);
+      }
       for (const auto& l : queued_) hb->add_waiting_lease_ids(l.lease_id());
       for (const auto& [hash, leases] : specs_.waiting_by_hash()) {
         for (const auto& l : leases) hb->add_waiting_lease_ids(l.lease_id());
@@ -369,7 +383,8 @@ class AgentLoop {
   Connection conn_;
   WorkerObserver observer_;
   TimingGates gates_;
-  CompletionQueue done_;    // slots -> loop
+  Pacing pacing_;
+  CompletionQueue done_;    // slots -> loop (wakes at once for a full batch: Pacing)
   CompletionQueue stored_;  // store writer -> loop
   SpecCache specs_;         // outlives the slots' sessions (they point at its launchers)
   std::vector<std::unique_ptr<Slot>> slots_;
@@ -382,7 +397,8 @@ class AgentLoop {
   double no_work_until_ = 0;
   bool finished_ = false;
   double drain_started_ = -1;
-  double last_reap_ = -1e300;         // Timers(): last ReapEscaped
+  double done_since_ = -1;     // when the loop first saw a finished execution waiting (-1: none)
+  double last_reap_ = -1e300;  // Timers(): last ReapEscaped
   uint64_t reaped_at_ended_ = ~0ull;  // OwnedChildrenEnded() at the last ReapEscaped
 };
 

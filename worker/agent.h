@@ -47,10 +47,16 @@ class WorkerMetrics;
 struct AgentOptions {
   std::string coordinator = "tcp://127.0.0.1:5555";
   int slots = 1;
-  // Leases asked for ahead, per slot: a prefetched lease waits in the agent while its slot runs,
-  // so the next execution starts without a round trip to the coordinator (0: ask only for free
-  // slots). Waiting leases are named in heartbeats; the coordinator renews them.
+  // Leases asked for ahead, per slot: a prefetched lease waits behind its slot's running
+  // execution, so the next execution starts without a round trip to the coordinator (0: ask only
+  // for free slots). Waiting leases are named in heartbeats; the coordinator renews them. When
+  // executions are short, a slot holds more, up to kMaxPrefetchPerSlot or `hold_seconds` of work,
+  // and finished executions are reported in batches: up to `flush_count` of them, none waiting
+  // longer than `flush_seconds` (worker/agent/pacing.h). prefetch 0 turns both off.
   int prefetch = 1;
+  double hold_seconds = 0.02;
+  double flush_seconds = 0.002;
+  size_t flush_count = 16;
   std::vector<std::string> devices;  // one per slot (cycled); default 0..slots-1
   std::string device_env = "CUDA_VISIBLE_DEVICES";
   std::string node;                   // default: hostname

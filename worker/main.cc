@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 1024));
   app.add_option("--prefetch", o.prefetch,
                  "leases asked for ahead per slot, so the next execution starts without a "
-                 "round trip (0 = none)")
+                 "round trip; grows up to 16 while executions are short (0 = none)")
       ->check(CLI::Range(0, kMaxPrefetchPerSlot));
   app.add_option("--devices", devices,
                  "device ids, one per slot, cycled; A,B or A B (default: 0 .. slots-1)")

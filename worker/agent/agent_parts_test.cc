@@ -1,5 +1,5 @@
-// The worker agent's parts in isolation: GiveUpClock, ResultOutbox, SpecCache and Connection with
-// an injected clock and in-process ZeroMQ (no sleeps, no network).
+// The worker agent's parts in isolation: GiveUpClock, ResultOutbox, SpecCache, Pacing and
+// Connection with an injected clock and in-process ZeroMQ (no sleeps, no network).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,6 +9,7 @@
 #include "worker/agent/clock.h"
 #include "worker/agent/connection.h"
 #include "worker/agent/give_up.h"
+#include "worker/agent/pacing.h"
 #include "worker/agent/result_outbox.h"
 #include "worker/agent/spec_cache.h"
 
@@ -106,6 +107,53 @@ v1::Result MakeResult(const std::string& lease_id) {
   r.set_lease_id(lease_id);
   r.mutable_attempt()->set_attempt_id(lease_id);
   return r;
+}
+
+// How much a slot holds ahead follows the executions' durations, within [--prefetch, 16].
+TEST(Pacing, PrefetchCoversTheHoldTimeAtTheRecentDuration) {
+  Pacing p(PacingOptions{1, 16, 0.02, 0.002, 16});
+  EXPECT_EQ(p.Prefetch(), 1);  // nothing observed yet: --prefetch
+  p.Observed(1.0);             // one-second executions: one waiting is plenty
+  EXPECT_EQ(p.Prefetch(), 1);
+  Pacing fast(PacingOptions{1, 16, 0.02, 0.002, 16});
+  fast.Observed(0.005);  // 20 ms / 5 ms
+  EXPECT_EQ(fast.Prefetch(), 4);
+  for (int i = 0; i < 50; ++i) fast.Observed(0.0003);  // the average follows: capped at 16
+  EXPECT_EQ(fast.Prefetch(), 16);
+  for (int i = 0; i < 50; ++i) fast.Observed(2.0);  // and comes back down
+  EXPECT_EQ(fast.Prefetch(), 1);
+  fast.Observed(std::nan(""));  // not a duration: ignored
+  fast.Observed(-1);
+  EXPECT_EQ(fast.Prefetch(), 1);
+  Pacing off(PacingOptions{0, 0, 0.02, 0.002, 16});  // --prefetch 0: never ahead
+  off.Observed(0.0001);
+  EXPECT_EQ(off.Prefetch(), 0);
+  Pacing zero(PacingOptions{2, 16, 0.02, 0.002, 16});
+  zero.Observed(0.0);  // instant executions: the most
+  EXPECT_EQ(zero.Prefetch(), 16);
+}
+
+// Leases are asked for in batches: once half the places are free, or when a slot would go idle.
+TEST(Pacing, LeasesAreAskedForWhenHalfArFreeOrASlotWouldIdle) {
+  Pacing p(PacingOptions{1, 16, 0.02, 0.002, 16});
+  // 2 slots, 34 places (2 x (1 + 16)).
+  EXPECT_EQ(p.ToRequest(0, 34, 2), 0);    // full
+  EXPECT_EQ(p.ToRequest(16, 34, 2), 0);   // 18 held: wait
+  EXPECT_EQ(p.ToRequest(17, 34, 2), 17);  // half free: all of them
+  EXPECT_EQ(p.ToRequest(33, 34, 2), 33);
+  EXPECT_EQ(p.ToRequest(1, 3, 4), 1);  // 2 held for 4 slots: a slot would idle
+  EXPECT_EQ(p.ToRequest(1, 2, 1), 1);  // one slot, --prefetch 1: the usual single ask
+}
+
+// Finished executions wait for a batch, at most flush_seconds, and never when a slot ran dry.
+TEST(Pacing, FinishedExecutionsAreTakenWhenTheBatchIsFullDueOrUrgent) {
+  Pacing p(PacingOptions{1, 16, 0.02, 0.002, 4});
+  EXPECT_FALSE(p.TakeNow(0, 10.0, 99.0, true));  // nothing waiting
+  EXPECT_FALSE(p.TakeNow(1, 10.0, 10.001, false));
+  EXPECT_TRUE(p.TakeNow(1, 10.0, 10.001, true));  // a slot has nothing left to run
+  EXPECT_TRUE(p.TakeNow(4, 10.0, 10.0, false));   // a full batch
+  EXPECT_DOUBLE_EQ(p.TakeDue(10.0), 10.002);
+  EXPECT_TRUE(p.TakeNow(2, 10.0, 10.002, false));  // the first waited flush_seconds
 }
 
 std::vector<std::string> Ids(const std::vector<const v1::Result*>& due) {

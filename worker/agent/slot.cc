@@ -2,16 +2,23 @@
 
 namespace fleetsweep {
 
-void CompletionQueue::Push(SlotDone done) {
-  bool was_empty;
+void CompletionQueue::Push(SlotDone done, bool urgent) {
+  bool wake;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    was_empty = done_.empty();
+    wake = done_.empty() || urgent;
     done_.push_back(std::move(done));
+    wake = wake || done_.size() >= wake_count_;
   }
-  // Only the first of a batch wakes the loop: TakeAll clears the eventfd before it takes, so a
-  // push into a non-empty queue is taken with the one that already notified.
-  if (was_empty) notifier_.Notify();
+  // Only the first of a batch wakes the loop (TakeAll clears the eventfd before it takes, so a
+  // push into a non-empty queue is taken with the one that already notified), unless the slot
+  // has nothing left to run or the batch is full.
+  if (wake) notifier_.Notify();
+}
+
+size_t CompletionQueue::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return done_.size();
 }
 
 std::vector<SlotDone> CompletionQueue::TakeAll() {
@@ -38,19 +45,21 @@ Slot::~Slot() {
   thread_.join();
 }
 
-void Slot::Start(SlotJob job) {
-  busy_ = true;
-  lease_id_ = job.lease.lease_id();
+void Slot::Enqueue(SlotJob job) {
+  given_.push_back(job.lease.lease_id());
   {
     std::lock_guard<std::mutex> lock(mu_);
-    cancel_.store(false);
-    cancel_fd_.Clear();
-    job_ = std::move(job);
+    idle_.store(false);
+    jobs_.push_back(std::move(job));
   }
   cv_.notify_all();
 }
 
 void Slot::Cancel() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.clear();
+  }
   cancel_.store(true);
   cancel_fd_.Notify();
   gates_->WakeAll();
@@ -94,12 +103,16 @@ void Slot::Loop() {
     SlotJob job;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [&] { return stopping_ || job_.has_value(); });
+      cv_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
       if (stopping_) break;
-      job = std::move(*job_);
-      job_.reset();
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+      // A cancel aborts the running execution only: the next job starts uncancelled.
+      cancel_.store(false);
+      cancel_fd_.Clear();
     }
     v1::Attempt attempt = RunJob(job);
+    bool last;
     {
       std::lock_guard<std::mutex> lock(mu_);
       open_launcher_ = session_ ? session_launcher_ : nullptr;
@@ -108,8 +121,10 @@ void Slot::Loop() {
       } else {
         open_key_.reset();
       }
+      last = jobs_.empty();
+      if (last) idle_.store(true);
     }
-    done_->Push(SlotDone{index_, std::move(job.lease), std::move(attempt)});
+    done_->Push(SlotDone{index_, std::move(job.lease), std::move(attempt)}, /*urgent=*/last);
   }
   session_.reset();
 }

@@ -1,15 +1,18 @@
 // Slot: one execution at a time on one device, on its own thread, through a Session it owns.
 //
-// The loop thread hands a slot a job (Start); the slot thread picks or opens the session for the
-// job's key (an open session is kept while it is reusable and its key matches, so a warm
-// benchmark process serves consecutive executions), runs the execution holding the device's
-// timing gate only for the timed part, and posts the finished attempt to the CompletionQueue,
-// whose notifier wakes the loop. Cancel() aborts the running execution at once (an eventfd the
-// session polls; the timing gate's waiters are woken).
+// The loop thread hands a slot jobs (Enqueue); the slot thread runs them in order, going from one
+// to the next without waiting for the loop (a prefetched lease starts the moment the previous
+// execution ends). For each job it picks or opens the session for the job's key (an open session is
+// kept while it is reusable and its key matches, so a warm benchmark process serves consecutive
+// executions), runs the execution holding the device's timing gate only for the timed part, and
+// posts the finished attempt to the CompletionQueue, whose notifier wakes the loop. Cancel() drops
+// the queued jobs and aborts the running execution at once (an eventfd the session polls; the
+// timing gate's waiters are woken).
 //
 // Ownership: launcher (per job) and gates/queue are not owned; they outlive the slot. The slot
 // owns its thread and its session; the destructor cancels and joins.
-// Thread-safety: Start/Cancel/open_key from the loop thread; the rest is internal.
+// Thread-safety: Enqueue/Taken/Cancel/open_key and the loop-thread view from the loop thread; the
+// rest is internal.
 #pragma once
 
 #include <atomic>
@@ -43,15 +46,21 @@ struct SlotDone {
 };
 
 // Finished executions, from slot threads to the loop thread. Push wakes the loop (the eventfd)
-// only when the queue was empty; TakeAll clears the eventfd, then takes everything queued.
+// when the queue was empty, when `urgent` (the slot has nothing left to run) or when it holds
+// wake_count() entries; TakeAll clears the eventfd, then takes everything queued. A loop that
+// lets entries wait (Pacing) calls Clear() so that the descriptor stops waking it.
 class CompletionQueue {
  public:
-  void Push(SlotDone done);
+  explicit CompletionQueue(size_t wake_count = 1) : wake_count_(wake_count) {}
+  void Push(SlotDone done, bool urgent = true);
   std::vector<SlotDone> TakeAll();
+  size_t size() const;
+  void Clear() { notifier_.Clear(); }
   int fd() const { return notifier_.fd(); }
 
  private:
-  std::mutex mu_;
+  const size_t wake_count_;
+  mutable std::mutex mu_;
   std::deque<SlotDone> done_;  // GUARDED_BY(mu_)
   Notifier notifier_;
 };
@@ -63,12 +72,21 @@ class Slot {
   Slot(const Slot&) = delete;
   Slot& operator=(const Slot&) = delete;
 
-  void Start(SlotJob job);  // the slot must be idle (busy() false)
+  // Queues a job behind the ones already given (they run in order).
+  void Enqueue(SlotJob job);
+  // Drops the queued jobs and aborts the running one.
   void Cancel();
-  // Loop-thread view: a job was started and its completion not yet taken (MarkIdle).
-  bool busy() const { return busy_; }
-  void MarkIdle() { busy_ = false; }
-  const std::string& lease_id() const { return lease_id_; }
+  // Loop-thread view: the jobs given whose completions were not yet taken, oldest first (the
+  // first is running or finished; the others wait). Taken() forgets the oldest: its completion
+  // was taken from the CompletionQueue (completions come in the order the jobs were given).
+  bool busy() const { return !given_.empty(); }
+  size_t given() const { return given_.size(); }
+  const std::deque<std::string>& given_lease_ids() const { return given_; }
+  void Taken() {
+    if (!given_.empty()) given_.pop_front();
+  }
+  // The slot thread has nothing to run (any thread may ask).
+  bool idle() const { return idle_.load(); }
   int index() const { return index_; }
   const std::string& device() const { return device_; }
   // The key of the session kept open for the next job (nullopt: none, or one-shot).
@@ -83,12 +101,12 @@ class Slot {
   const std::string device_;
   TimingGates* gates_;
   CompletionQueue* done_;
-  bool busy_ = false;     // loop thread only
-  std::string lease_id_;  // loop thread only
+  std::deque<std::string> given_;  // loop thread only: lease ids given, completions not taken
+  std::atomic<bool> idle_{true};
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::optional<SlotJob> job_;               // GUARDED_BY(mu_)
+  std::deque<SlotJob> jobs_;                 // GUARDED_BY(mu_)
   bool stopping_ = false;                    // GUARDED_BY(mu_)
   std::optional<SessionKey> open_key_;       // GUARDED_BY(mu_)
   const Launcher* open_launcher_ = nullptr;  // GUARDED_BY(mu_)
