@@ -42,7 +42,7 @@ class AgentLoop {
         conn_(ctx, ConnectionOptions{o.coordinator, o.worker_id, o.curve, MakeNodeInfo(o)}, clock),
         observer_(o.metrics, o.node),
         pacing_(PacingOptions{o.prefetch, o.prefetch > 0 ? kMaxPrefetchPerSlot : 0, o.hold_seconds,
-                              o.flush_seconds, o.flush_count}),
+                              o.flush_seconds, o.flush_count, o.slots}),
         done_(pacing_.flush_count()),
         specs_(kSpecRetrySeconds),
         give_up_(o.give_up_after_seconds, clock->Now()) {

@@ -147,13 +147,22 @@ TEST(Pacing, LeasesAreAskedForWhenHalfArFreeOrASlotWouldIdle) {
 
 // Finished executions wait for a batch, at most flush_seconds, and never when a slot ran dry.
 TEST(Pacing, FinishedExecutionsAreTakenWhenTheBatchIsFullDueOrUrgent) {
-  Pacing p(PacingOptions{1, 16, 0.02, 0.002, 4});
+  Pacing p(PacingOptions{1, 16, 0.02, 0.002, 4, 1});
+  EXPECT_TRUE(p.TakeNow(1, 10.0, 10.0, false));  // nothing observed: no batch to wait for
+  p.Observed(0.0005);                            // another one is due within 2 ms
   EXPECT_FALSE(p.TakeNow(0, 10.0, 99.0, true));  // nothing waiting
   EXPECT_FALSE(p.TakeNow(1, 10.0, 10.001, false));
   EXPECT_TRUE(p.TakeNow(1, 10.0, 10.001, true));  // a slot has nothing left to run
   EXPECT_TRUE(p.TakeNow(4, 10.0, 10.0, false));   // a full batch
   EXPECT_DOUBLE_EQ(p.TakeDue(10.0), 10.002);
   EXPECT_TRUE(p.TakeNow(2, 10.0, 10.002, false));  // the first waited flush_seconds
+  // Executions of 3 ms: none other finishes within 2 ms on one slot; on two slots one may.
+  Pacing slow(PacingOptions{1, 16, 0.02, 0.002, 4, 1});
+  slow.Observed(0.003);
+  EXPECT_TRUE(slow.TakeNow(1, 10.0, 10.0, false));
+  Pacing two(PacingOptions{1, 16, 0.02, 0.002, 4, 2});
+  two.Observed(0.003);
+  EXPECT_FALSE(two.TakeNow(1, 10.0, 10.0, false));
 }
 
 std::vector<std::string> Ids(const std::vector<const v1::Result*>& due) {

@@ -32,7 +32,8 @@ int Pacing::ToRequest(int capacity, int held_max, int slots) const {
 
 bool Pacing::TakeNow(size_t waiting, double since, double now, bool urgent) const {
   if (waiting == 0) return false;
-  return urgent || waiting >= o_.flush_count || now >= TakeDue(since);
+  const bool another_soon = average_ >= 0 && average_ <= std::max(1, o_.slots) * o_.flush_seconds;
+  return urgent || !another_soon || waiting >= o_.flush_count || now >= TakeDue(since);
 }
 
 }  // namespace fleetsweep

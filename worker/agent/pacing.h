@@ -8,7 +8,8 @@
 // them together: one store write, one Results message and one work request per batch.
 //
 // A finished execution waits at most flush_seconds before the loop takes it, and not at all when
-// its slot has nothing left to run (the slot then asks to be woken at once).
+// its slot has nothing left to run (the slot then asks to be woken at once) or when executions
+// are too long for another one to finish within flush_seconds.
 //
 // Thread-safety: none; the agent's loop thread owns it. Times come from the caller (an injected
 // clock), so every rule is unit-tested without sleeping.
@@ -24,6 +25,7 @@ struct PacingOptions {
   double hold_seconds = 0.02;    // work a slot holds ahead when executions are short
   double flush_seconds = 0.002;  // longest a finished execution waits for others
   size_t flush_count = 16;       // or until this many have finished
+  int slots = 1;                 // of the agent: how many executions finish side by side
 };
 
 class Pacing {
@@ -40,7 +42,9 @@ class Pacing {
   // (a slot would go idle); 0 (wait for more to free) otherwise.
   int ToRequest(int capacity, int held_max, int slots) const;
   // Whether the loop takes the `waiting` finished executions now; `since` is when it first saw
-  // one waiting, `urgent` that a slot has nothing left to run.
+  // one waiting, `urgent` that a slot has nothing left to run. Also at once when no other is
+  // expected within flush_seconds (the slots' executions take longer on average; nothing
+  // observed yet): waiting would cost a wake-up and batch nothing.
   bool TakeNow(size_t waiting, double since, double now, bool urgent) const;
   // When waiting finished executions are taken at the latest.
   double TakeDue(double since) const { return since + o_.flush_seconds; }
