@@ -75,29 +75,36 @@ void Escape(const char* arg) {
 }
 
 int Serve(double value, const char* ledger, long sleep_ms, const char* escape_sleep) {
-  std::printf("{\"fleetsweep\":\"ready\"}\n");
+  std::printf("{\"fleetsweep\":\"ready\",\"run_after_prepare\":true}\n");
   std::fflush(stdout);
   char* buf = nullptr;
   size_t cap = 0;
   std::string prepared_value;  // VALUE of the prepared execution (the run line names no params)
+  // The timed part of execution `id`: ledger, sample, end. False when the ledger cannot be written.
+  auto run = [&](const std::string& id, const std::string& line) {
+    if (!AppendLedger(ledger, id)) return false;
+    if (escape_sleep != nullptr) {
+      Escape(escape_sleep);
+      escape_sleep = nullptr;  // once per session
+    }
+    if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
+    std::string v = Field(line, "VALUE");
+    if (v.empty()) v = prepared_value;
+    std::printf("{\"type\":\"sample\",\"metric\":\"time_ms\",\"value\":%.17g}\n",
+                v.empty() ? value : std::strtod(v.c_str(), nullptr));
+    std::printf("{\"fleetsweep\":\"end\",\"attempt_id\":\"%s\"}\n", id.c_str());
+    return true;
+  };
   while (getline(&buf, &cap, stdin) > 0) {
     std::string line(buf);
     std::string id = Field(line, "attempt_id");
     if (line.find("\"prepare\"") != std::string::npos) {
       prepared_value = Field(line, "VALUE");
       std::printf("{\"fleetsweep\":\"prepared\",\"attempt_id\":\"%s\"}\n", id.c_str());
-    } else {
-      if (!AppendLedger(ledger, id)) return 2;
-      if (escape_sleep != nullptr) {
-        Escape(escape_sleep);
-        escape_sleep = nullptr;  // once per session
-      }
-      if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
-      std::string v = Field(line, "VALUE");
-      if (v.empty()) v = prepared_value;
-      std::printf("{\"type\":\"sample\",\"metric\":\"time_ms\",\"value\":%.17g}\n",
-                  v.empty() ? value : std::strtod(v.c_str(), nullptr));
-      std::printf("{\"fleetsweep\":\"end\",\"attempt_id\":\"%s\"}\n", id.c_str());
+      // "run": true: run at once (the ready line offered run_after_prepare).
+      if (line.find("\"run\":true") != std::string::npos && !run(id, line)) return 2;
+    } else if (!run(id, line)) {
+      return 2;
     }
     std::fflush(stdout);
   }

@@ -32,6 +32,7 @@ std::vector<SlotDone> CompletionQueue::TakeAll() {
 
 Slot::Slot(int index, std::string device, TimingGates* gates, CompletionQueue* done)
     : index_(index), device_(std::move(device)), gates_(gates), done_(done) {
+  gates_->Share(device_);
   thread_ = std::thread([this] { Loop(); });
 }
 

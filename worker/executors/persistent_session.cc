@@ -20,11 +20,14 @@ constexpr size_t kMaxLine = ExecExecutor::kMaxLineBytes;
 
 // A session control line from the benchmark: {"fleetsweep": "ready"|"device"|"prepared"|"end",
 // ...}. "device" asks, during prepare, for the device alone (the timing gate) until the end.
-// An end line may carry "status": the exit status one-shot would have ended with (0..255).
+// An end line may carry "status": the exit status one-shot would have ended with (0..255). A
+// ready line may say "run_after_prepare": true: the benchmark runs a prepare request that says
+// "run": true as soon as it is prepared, without waiting for a run line.
 struct Control {
   std::string kind;
   std::string attempt_id;
   int status = 0;
+  bool run_after_prepare = false;
 };
 
 bool ParseControl(std::string_view line, Control* c) {
@@ -42,6 +45,8 @@ bool ParseControl(std::string_view line, Control* c) {
   if (status != j.end() && status->is_number_integer()) {
     c->status = static_cast<int>(std::clamp<int64_t>(status->get<int64_t>(), 0, 255));
   }
+  auto rap = j.find("run_after_prepare");
+  c->run_after_prepare = k == "ready" && rap != j.end() && rap->is_boolean() && rap->get<bool>();
   return true;
 }
 
@@ -71,8 +76,10 @@ std::string ExitText(const ChildResult& r) {
   return "unknown status";
 }
 
-std::string RequestLine(const char* kind, const std::string& attempt_id, const Config* params) {
+std::string RequestLine(const char* kind, const std::string& attempt_id, const Config* params,
+                        bool then_run = false) {
   json j = {{"fleetsweep", kind}, {"attempt_id", attempt_id}};
+  if (then_run) j["run"] = true;
   if (params) {
     json p = json::object();
     for (const auto& [name, value] : *params) p[name] = value.ToString();
@@ -144,6 +151,7 @@ bool PersistentSession::Start(const ExecutionRequest& req, v1::Attempt* attempt)
     Control c;
     if (ParseControl(line, &c)) {
       ready = ready || c.kind == "ready";
+      run_after_prepare_ = run_after_prepare_ || c.run_after_prepare;
       return;
     }
     info_lines.Feed(line);
@@ -247,7 +255,16 @@ v1::Attempt PersistentSession::Execute(const ExecutionRequest& req, TimingGate* 
     }
     return hold->held();
   };
-  if (child_->WriteLine(RequestLine("prepare", req.attempt_id, &req.params), deadline)) {
+  // Prepare then run in one request when the benchmark can and no other slot shares the device:
+  // the gate (free) is taken first and held through prepare, and a round trip is saved.
+  const bool then_run = run_after_prepare_ && (gate == nullptr || gate->sharers() <= 1);
+  bool sent = true;
+  if (then_run && !take_gate()) {
+    w = Wake::kCancelled;
+    sent = false;
+  }
+  if (sent &&
+      child_->WriteLine(RequestLine("prepare", req.attempt_id, &req.params, then_run), deadline)) {
     while (true) {
       w = child_->Pump(&out, &err, &stop, deadline, req.cancel_fd);
       if (w != Wake::kStop || !device_asked || prepared || ended) break;
@@ -271,7 +288,7 @@ v1::Attempt PersistentSession::Execute(const ExecutionRequest& req, TimingGate* 
       Clock::time_point r0 = Clock::now();
       deadline = After(timeout);
       w = Wake::kExited;
-      if (child_->WriteLine(RequestLine("run", req.attempt_id, nullptr), deadline)) {
+      if (then_run || child_->WriteLine(RequestLine("run", req.attempt_id, nullptr), deadline)) {
         w = child_->Pump(&out, &err, &stop, deadline, req.cancel_fd);
       }
       timed = Since(r0);
@@ -312,6 +329,7 @@ v1::Attempt PersistentSession::Execute(const ExecutionRequest& req, TimingGate* 
   if (outcome.cancelled) SetInfo(&attempt, "exec.cancelled", "true");
   SetInfo(&attempt, "exec.path", plan_.path);
   SetInfo(&attempt, "session.mode", "persistent");
+  if (then_run) SetInfo(&attempt, "session.run_after_prepare", "true");
   SetInfo(&attempt, "session.id", id_);
   SetInfo(&attempt, "session.position", std::to_string(executions_));
   SetInfo(&attempt, "session.age_s", Value(Since(started_)).ToString());

@@ -11,7 +11,10 @@
 //           preparation failed), then, holding the device's timing gate,
 //           {"fleetsweep":"run","attempt_id":A} -> protocol lines, then {"fleetsweep":"end",...}.
 //           Each phase has the execution timeout. Lines printed between executions are dropped
-//           and counted (info session.stray_lines of the next attempt).
+//           and counted (info session.stray_lines of the next attempt). A benchmark whose ready
+//           line offers "run_after_prepare" gets one request, prepare with "run": true, while
+//           the gate has one sharer (no other slot on the device): the gate is taken first and
+//           the benchmark times right after "prepared" (info session.run_after_prepare).
 //   failure a timeout or cancel kills the process group (TIMEOUT / SIGNAL); an exit mid-execution
 //           is classified like a one-shot crash and charged to that attempt only. Either way the
 //           session is no longer Reusable() and the slot opens a new one.
@@ -62,6 +65,7 @@ class PersistentSession : public Session {
   int64_t executions_ = 0;
   uint64_t stray_after_end_ = 0;  // lines after the last end line, counted in the next attempt
   bool broken_ = false;
+  bool run_after_prepare_ = false;  // the ready line offered it
   Clock::time_point started_;
 };
 

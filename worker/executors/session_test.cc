@@ -304,6 +304,33 @@ TEST_F(SessionTest, OneDeviceNeverTimesTwoExecutionsAtOnce) {
   fs::remove(log);
 }
 
+// A benchmark that offers run_after_prepare gets one request per execution (prepare with
+// "run": true) while its slot is the device's only one; with a second slot on the device it gets
+// the two-step prepare/run again, so that the other slot can prepare while this one times.
+TEST_F(SessionTest, PrepareAndRunInOneRequestOnlyWhileTheDeviceIsNotShared) {
+  auto launcher = Make(Section("env: {FAKE_RUN_AFTER_PREPARE: \"1\"}\n"));
+  auto session = launcher->Open(Request("ok", "r0"));
+  TimingGate gate;
+  gate.AddSharer();
+  for (int i = 1; i <= 3; ++i) {
+    ExecutionRequest r = Request("ok", "r" + std::to_string(i));
+    r.params["VALUE"] = Value::FromText(std::to_string(i));
+    if (i == 3) r.params["DEVICE_PREP_MS"] = Value::FromText("5");  // granted at once
+    v1::Attempt a = session->Execute(r, &gate);
+    ASSERT_TRUE(a.ok()) << a.failure_detail() << a.stderr_tail();
+    ASSERT_EQ(a.samples_size(), 3);
+    EXPECT_EQ(a.samples(0).value(), i);
+    EXPECT_EQ(Info(a, "session.run_after_prepare"), "true");
+  }
+  gate.AddSharer();  // a second slot on the device
+  ExecutionRequest r = Request("ok", "r4");
+  v1::Attempt a = session->Execute(r, &gate);
+  ASSERT_TRUE(a.ok()) << a.failure_detail() << a.stderr_tail();
+  EXPECT_EQ(Info(a, "session.run_after_prepare"), "");
+  EXPECT_EQ(Info(a, "session.position"), "4");  // the same process served all four
+  EXPECT_EQ(gate.acquisitions(), 4);
+}
+
 // Device work in prepare ("device" request) is exclusive too: with two slots on one device, no
 // prepare-time device section overlaps another slot's device section or timed section.
 TEST_F(SessionTest, DeviceWorkInPrepareNeverOverlapsAnotherSlotsTiming) {

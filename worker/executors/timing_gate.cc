@@ -31,6 +31,12 @@ TimingGate* TimingGates::ForDevice(const std::string& device) {
   return g.get();
 }
 
+TimingGate* TimingGates::Share(const std::string& device) {
+  TimingGate* g = ForDevice(device);
+  g->AddSharer();
+  return g;
+}
+
 void TimingGates::WakeAll() {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& [device, gate] : gates_) gate->WakeAll();

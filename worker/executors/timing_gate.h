@@ -26,12 +26,17 @@ class TimingGate {
   // Wakes every waiter so that it re-checks its cancel flag.
   void WakeAll();
   int64_t acquisitions() const { return acquisitions_.load(); }
+  // Slots that share this device (TimingGates::Share). With one, nothing else can time beside
+  // its holder: a session may then hold the gate through prepare too (docs/executors.md).
+  int sharers() const { return sharers_.load(); }
+  void AddSharer() { sharers_.fetch_add(1); }
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
   bool held_ = false;  // GUARDED_BY(mu_)
   std::atomic<int64_t> acquisitions_{0};
+  std::atomic<int> sharers_{0};
 };
 
 // Holds a gate for a scope (Release on destruction when taken).
@@ -54,6 +59,8 @@ class TimingHold {
 class TimingGates {
  public:
   TimingGate* ForDevice(const std::string& device);
+  // A slot on `device` will use its gate (counted in sharers()); returns the gate.
+  TimingGate* Share(const std::string& device);
   void WakeAll();
 
  private:

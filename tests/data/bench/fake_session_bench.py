@@ -19,6 +19,9 @@ For the whole process (environment):
   FAKE_START=die         exit 2 before ready;   FAKE_START=silent: never say ready
   FAKE_IGNORE_EOF=1      ignore stdin closing (keep running until killed)
   FAKE_TIMING_LOG=PATH   append "<pid> start|end <monotonic ns>" around each timed section
+  FAKE_RUN_AFTER_PREPARE=1  offer run_after_prepare on the ready line: a prepare request with
+                         "run": true runs right after prepared (a run line for it then crashes
+                         the fake: it is no longer pending)
 One-shot mode (no FLEETSWEEP_SESSION): one execution from FLEETSWEEP_PARAMS and the
 FLEETSWEEP_PARAM_<NAME> variables, then exit.
 """
@@ -89,7 +92,11 @@ def main():
     emit(type="info", key="session_pid", value=str(os.getpid()))
     if start == "silent":
         time.sleep(3600)
-    emit(fleetsweep="ready")
+    offer = os.environ.get("FAKE_RUN_AFTER_PREPARE") == "1"
+    if offer:
+        emit(fleetsweep="ready", run_after_prepare=True)
+    else:
+        emit(fleetsweep="ready")
     pending = {}
     while True:
         line = sys.stdin.readline()
@@ -115,8 +122,11 @@ def main():
                 log_timing("start")
                 time.sleep(float(params["DEVICE_PREP_MS"]) / 1000.0)
                 log_timing("end")
-            pending[attempt] = params
             emit(fleetsweep="prepared", attempt_id=attempt)
+            if offer and req.get("run") is True:
+                run(params, attempt)
+            else:
+                pending[attempt] = params
         elif req["fleetsweep"] == "run":
             run(pending.pop(attempt), attempt)
 

@@ -28,6 +28,8 @@ The same file serves both modes (docs/executors.md, "Sessions"):
   ``{"fleetsweep": "ready"}`` and then answers requests on stdin, one JSON object per line:
   ``prepare`` (answered by ``prepared``, or by ``end`` when preparation failed) and ``run``
   (answered by the protocol lines and ``end``). End of stdin ends the process with status 0.
+  The ready line offers ``run_after_prepare``: a prepare request with ``"run": true`` (the worker
+  sends it when no other slot shares the device) is run as soon as it is prepared.
 
 Device work in prepare: several slots on one GPU prepare in parallel while one of them times.
 Compiling is harmless to the one that times; launching kernels is not. Call ``fsb.take_device()``
@@ -125,8 +127,9 @@ class Emitter:
     def error(self, cls, detail=""):
         self._emit({"type": "error", "class": str(cls), "detail": str(detail)})
 
-    def control(self, kind, attempt_id=None, status=0):
+    def control(self, kind, attempt_id=None, status=0, **extra):
         rec = {"fleetsweep": kind}
+        rec.update(extra)
         if attempt_id is not None:
             rec["attempt_id"] = attempt_id
         if status:
@@ -210,7 +213,7 @@ def _serve_persistent(run, prepare, setup, out, stdin):
     ok, ctx = _guarded(out, setup, session) if setup else (True, None)
     if not ok:
         return 1
-    out.control("ready")
+    out.control("ready", run_after_prepare=True)
     pending = {}  # attempt id -> (params, prepared)
     _session.update(out=out, stdin=stdin)
     while True:
@@ -227,11 +230,15 @@ def _serve_persistent(run, prepare, setup, out, stdin):
             _session.update(attempt=attempt, has_device=False)
             ok, prepared = _guarded(out, prepare, ctx, params) if prepare else (True, None)
             _session["attempt"] = None
-            if ok:
-                pending[attempt] = (params, prepared)
-                out.control("prepared", attempt)
-            else:
+            if not ok:
                 out.control("end", attempt, status=1)
+                continue
+            out.control("prepared", attempt)
+            if request.get("run") is True:  # run_after_prepare: no run line follows
+                ok, _ = _guarded(out, run, ctx, prepared, params, out)
+                out.control("end", attempt, status=0 if ok else 1)
+            else:
+                pending[attempt] = (params, prepared)
         elif kind == "run":
             if attempt not in pending:
                 out.error("bad_request", "run before prepare for %s" % attempt)

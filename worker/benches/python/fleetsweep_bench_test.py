@@ -40,7 +40,7 @@ def start(persistent):
 class Session:
     def __init__(self):
         self.p = start(True)
-        self.expect({"fleetsweep": "ready"})
+        self.expect({"fleetsweep": "ready", "run_after_prepare": True})
 
     def send(self, **req):
         self.p.stdin.write(json.dumps(req) + "\n")
@@ -77,6 +77,23 @@ class PersistentTest(unittest.TestCase):
         s.expect({"fleetsweep": "device", "attempt_id": "a2"})
         s.send(fleetsweep="device_granted", attempt_id="a2")
         s.expect({"fleetsweep": "prepared", "attempt_id": "a2"})
+        self.assertEqual(s.close(), 0)
+
+    def test_a_prepare_that_says_run_runs_at_once(self):
+        s = Session()
+        # The device is asked for and granted as usual; no run line follows prepared.
+        s.send(fleetsweep="prepare", attempt_id="r1", params={"X": "3", "DEVICE": "1"}, run=True)
+        s.expect({"fleetsweep": "device", "attempt_id": "r1"})
+        s.send(fleetsweep="device_granted", attempt_id="r1")
+        s.expect({"fleetsweep": "prepared", "attempt_id": "r1"})
+        s.expect({"type": "sample", "metric": "time_ms", "value": 6.0})
+        s.expect({"fleetsweep": "end", "attempt_id": "r1"})
+        # The next one may still take the two-step path.
+        s.send(fleetsweep="prepare", attempt_id="r2", params={"X": "1"})
+        s.expect({"fleetsweep": "prepared", "attempt_id": "r2"})
+        s.send(fleetsweep="run", attempt_id="r2")
+        s.expect({"type": "sample", "metric": "time_ms", "value": 2.0})
+        s.expect({"fleetsweep": "end", "attempt_id": "r2"})
         self.assertEqual(s.close(), 0)
 
     def test_without_take_device_nothing_is_asked(self):
