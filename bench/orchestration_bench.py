@@ -3,10 +3,10 @@
 
   FLEETSWEEP_BIN=$PWD/build/bin bench/orchestration_bench.py [--mode noop|sleep]
       [--workers 1,4,16,64] [--executions N] [--sleep-ms 1000]
-      [--sessions persistent,one-shot] [--prefetch 1]
+      [--sessions persistent,one-shot] [--prefetch 1] [--slots 1]
 
 noop:  N executions (N configurations x 1 repetition) of bin/fleetsweep-tiny-bench (prints one
-       sample and exits) through fleetsweep-coordinator + W fleetsweep-worker processes (1 slot
+       sample and exits) through fleetsweep-coordinator + W fleetsweep-worker processes (--slots
        each) with results stored in a real redis-server (appendonly yes, appendfsync always).
        Reports executions/s over the whole run (coordinator start to exit, worker start-up
        included), the coordinator's CPU time per execution (getrusage of the process) and the
@@ -36,7 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import chaos_lib as cl  # noqa: E402
 
 
-def run_once(workers, executions, sleep_ms, session="one-shot", prefetch=1):
+def run_once(workers, executions, sleep_ms, session="one-shot", prefetch=1, slots=1):
     work = tempfile.mkdtemp(prefix="fs-obench-")
     procs = cl.Procs(work)
     bench = cl.binary("fleetsweep-tiny-bench")
@@ -72,7 +72,7 @@ metrics:
                          "--worker-timeout", "30", "--no-progress"], "coordinator")
     for i in range(workers):
         procs.start([cl.binary("fleetsweep-worker"), "--coordinator", ep, "--insecure", "--slots",
-                     "1", "--prefetch", str(prefetch), "--redis", redis.url, "--node", f"w{i}",
+                     str(slots), "--prefetch", str(prefetch), "--redis", redis.url, "--node", f"w{i}",
                      "--exit-when-finished",
                      "--allow-exec", os.path.join(os.path.dirname(bench), "*")], f"worker{i}")
     _, status, ru = os.wait4(coord.pid, 0)
@@ -130,6 +130,8 @@ def main():
     ap.add_argument("--sessions", default="persistent,one-shot",
                     help="session modes to run, each for every worker count")
     ap.add_argument("--prefetch", type=int, default=1, help="worker --prefetch")
+    ap.add_argument("--slots", type=int, default=1,
+                    help="worker --slots (each slot its own device: 0..slots-1)")
     a = ap.parse_args()
     print(f"# {time.strftime('%Y-%m-%d')} {os.uname().nodename}, {os.cpu_count()} CPUs, "
           f"mode {a.mode}")
@@ -141,21 +143,24 @@ def main():
         print("| sessions | workers | executions | ideal s | wall s | of ideal | overhead | "
               "start-up s | gaps s (median worker) | tail s |")
         print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    def label(w):
+        return str(w) if a.slots == 1 else f"{w} x {a.slots} slots"
+
     for w in [int(x) for x in a.workers.split(",")]:
         for session in a.sessions.split(","):
             if a.mode == "noop":
                 wall, done, cpu, want, st, all_cpu, _ = run_once(w, a.executions, 0, session,
-                                                              a.prefetch)
-                print(f"| {session} | {w} | {done}/{want} | {wall:.1f} | {done / wall:.1f} | "
+                                                              a.prefetch, a.slots)
+                print(f"| {session} | {label(w)} | {done}/{want} | {wall:.1f} | {done / wall:.1f} | "
                       f"{1000 * cpu / max(done, 1):.2f} | {1000 * all_cpu / max(done, 1):.2f} |",
                       flush=True)
             else:
-                n = a.rounds * w
+                n = a.rounds * w * a.slots
                 wall, done, cpu, want, st, _, ph = run_once(w, n, a.sleep_ms, session,
-                                                            a.prefetch)
+                                                            a.prefetch, a.slots)
                 ideal = a.rounds * a.sleep_ms / 1000.0
                 ph = ph or (float("nan"),) * 3
-                print(f"| {session} | {w} | {done}/{want} | {ideal:.0f} | {wall:.1f} | "
+                print(f"| {session} | {label(w)} | {done}/{want} | {ideal:.0f} | {wall:.1f} | "
                       f"{ideal / wall:.1%} | {wall / ideal - 1:.1%} | {ph[0]:.3f} | "
                       f"{ph[1]:.3f} | {ph[2]:.3f} |", flush=True)
     return 0

@@ -52,7 +52,8 @@ struct AgentOptions {
   // for free slots). Waiting leases are named in heartbeats; the coordinator renews them. When
   // executions are short, a slot holds more, up to kMaxPrefetchPerSlot or `hold_seconds` of work,
   // and finished executions are reported in batches: up to `flush_count` of them, none waiting
-  // longer than `flush_seconds` (worker/agent/pacing.h). prefetch 0 turns both off.
+  // longer than `flush_seconds` (or two average durations, at most 10 ms: worker/agent/pacing.h).
+  // prefetch 0 turns both off.
   int prefetch = 1;
   double hold_seconds = 0.02;
   double flush_seconds = 0.002;

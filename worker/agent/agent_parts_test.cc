@@ -156,13 +156,23 @@ TEST(Pacing, FinishedExecutionsAreTakenWhenTheBatchIsFullDueOrUrgent) {
   EXPECT_TRUE(p.TakeNow(4, 10.0, 10.0, false));   // a full batch
   EXPECT_DOUBLE_EQ(p.TakeDue(10.0), 10.002);
   EXPECT_TRUE(p.TakeNow(2, 10.0, 10.002, false));  // the first waited flush_seconds
-  // Executions of 3 ms: none other finishes within 2 ms on one slot; on two slots one may.
+  // The wait stretches to two average durations (many workers on few cores stretch them all),
+  // at most 10 ms.
+  EXPECT_DOUBLE_EQ(p.FlushSeconds(), 0.002);
+  Pacing mid(PacingOptions{1, 16, 0.02, 0.002, 4, 1});
+  EXPECT_DOUBLE_EQ(mid.FlushSeconds(), 0.002);  // nothing observed
+  mid.Observed(0.003);
+  EXPECT_DOUBLE_EQ(mid.FlushSeconds(), 0.006);
+  EXPECT_FALSE(mid.TakeNow(1, 10.0, 10.005, false));
+  EXPECT_TRUE(mid.TakeNow(1, 10.0, 10.0061, false));
+  // Executions of 30 ms: none other finishes within 10 ms on one slot; on three slots one may.
   Pacing slow(PacingOptions{1, 16, 0.02, 0.002, 4, 1});
-  slow.Observed(0.003);
+  slow.Observed(0.03);
+  EXPECT_DOUBLE_EQ(slow.FlushSeconds(), 0.01);
   EXPECT_TRUE(slow.TakeNow(1, 10.0, 10.0, false));
-  Pacing two(PacingOptions{1, 16, 0.02, 0.002, 4, 2});
-  two.Observed(0.003);
-  EXPECT_FALSE(two.TakeNow(1, 10.0, 10.0, false));
+  Pacing three(PacingOptions{1, 16, 0.02, 0.002, 4, 3});
+  three.Observed(0.03);
+  EXPECT_FALSE(three.TakeNow(1, 10.0, 10.0, false));
 }
 
 std::vector<std::string> Ids(const std::vector<const v1::Result*>& due) {

@@ -30,9 +30,14 @@ int Pacing::ToRequest(int capacity, int held_max, int slots) const {
   return 0;
 }
 
+double Pacing::FlushSeconds() const {
+  const double hi = std::max(o_.flush_seconds, o_.max_flush_seconds);
+  return average_ < 0 ? o_.flush_seconds : std::clamp(2 * average_, o_.flush_seconds, hi);
+}
+
 bool Pacing::TakeNow(size_t waiting, double since, double now, bool urgent) const {
   if (waiting == 0) return false;
-  const bool another_soon = average_ >= 0 && average_ <= std::max(1, o_.slots) * o_.flush_seconds;
+  const bool another_soon = average_ >= 0 && average_ <= std::max(1, o_.slots) * FlushSeconds();
   return urgent || !another_soon || waiting >= o_.flush_count || now >= TakeDue(since);
 }
 
