@@ -4,7 +4,8 @@
   python3 bench/sessions_table.py OUT_DIR
 
 Reads OUT_DIR/loop.json (bench/triton_loop_bench.py), OUT_DIR/NAME.wall (wall seconds measured by
-the script around each command) and OUT_DIR/run-NAME/results.json (`fleetsweep run`). Columns:
+the script around each command) and OUT_DIR/run-NAME/results.json (`fleetsweep run`), for the
+ways named in OUT_DIR/ways.txt (in order; default persistent, parallel, one-shot). Columns:
 wall seconds, executions, seconds per execution, wall for the loop's executions at that rate
 (projected where the run did fewer: one-shot), ratio to the loop's wall, winner (BLOCK_M/BLOCK_N/
 num_warps, its median ms), and the GPU-timed fraction: timed milliseconds / wall (for fleetsweep
@@ -52,7 +53,8 @@ def main():
         rows.append(dict(name="in-process loop", wall=loop["wall_s"], execs=loop["executions"],
                          timed_s=loop["gpu_timed_s"], winner=loop["winner"],
                          winner_ms=loop["winner_ms"]))
-    for name in ("persistent", "parallel", "one-shot"):
+    ways = (read(os.path.join(out, "ways.txt")) or "persistent parallel one-shot").split()
+    for name in ways:
         row = fleetsweep_row(out, name)
         if row:
             rows.append(row)

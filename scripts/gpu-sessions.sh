@@ -14,6 +14,11 @@
 #   one-shot    the same spec with session mode one-shot (a process per execution), --slots 1, on
 #               ONESHOT_CONFIGS random configurations (default 6, x 3 executions): its seconds per
 #               execution, times the loop's executions, is the projected wall of the whole sweep
+#   two-step    persistent, 1 slot, with FLEETSWEEP_RUN_AFTER_PREPARE=0 in the benchmark's
+#               environment: the two-step prepare/run instead of one request per execution
+# WAYS (default "loop persistent parallel one-shot") picks the ways and their order; a way named
+# again runs again (its second run is NAME-2, ...), e.g. WAYS="persistent two-step persistent
+# two-step" alternates the protocol forms.
 # Then bench/sessions_table.py prints one table (wall, ratio to the loop, executions, winner, GPU-timed
 # fraction). BUILD (default /tmp/build-gpu) holds the build, outside the carried tree.
 set -uo pipefail
@@ -38,6 +43,8 @@ spec() {  # spec MODE FILE: the example with repetitions fixed at 3 and the give
 }
 spec persistent "$OUT/persistent.yaml"
 spec one-shot "$OUT/one-shot.yaml"
+sed 's/^  timeout: 300$/  timeout: 300\n  env: {FLEETSWEEP_RUN_AFTER_PREPARE: "0"}/' "$OUT/persistent.yaml" \
+  > "$OUT/two-step.yaml"
 sed -i "s/^search:.*/search: {strategy: random, budget: $ONESHOT_CONFIGS, seed: 1}/" "$OUT/one-shot.yaml"
 grep -n "session\|repetitions" "$OUT/persistent.yaml" "$OUT/one-shot.yaml"
 
@@ -55,17 +62,37 @@ timed() {  # timed NAME SECONDS CMD...: wall seconds into $OUT/NAME.wall, output
   tail -4 "$OUT/$name.txt"
 }
 
-step "in-process Python loop"
-timed loop 200 python3 bench/triton_loop_bench.py --executions 3 --json "$OUT/loop.json"
-step "fleetsweep run, persistent, 1 slot"
-timed persistent 200 "$BUILD/bin/fleetsweep" run "$OUT/persistent.yaml" --workers 1 --slots 1 \
-  --devices 0 --out "$OUT/run-persistent"
-step "fleetsweep run, persistent, $SLOTS slots on GPU 0"
-timed parallel 200 "$BUILD/bin/fleetsweep" run "$OUT/persistent.yaml" --workers 1 --slots "$SLOTS" \
-  --devices 0 --out "$OUT/run-parallel"
-step "fleetsweep run, one-shot, 1 slot ($ONESHOT_CONFIGS configurations)"
-timed one-shot 240 "$BUILD/bin/fleetsweep" run "$OUT/one-shot.yaml" --workers 1 --slots 1 \
-  --devices 0 --out "$OUT/run-one-shot"
+run_way() {  # run_way WAY NAME
+  local way=$1 name=$2
+  case $way in
+    loop)
+      step "in-process Python loop"
+      timed loop 200 python3 bench/triton_loop_bench.py --executions 3 --json "$OUT/loop.json" ;;
+    persistent | two-step)
+      step "fleetsweep run, $way, 1 slot ($name)"
+      timed "$name" 200 "$BUILD/bin/fleetsweep" run "$OUT/$way.yaml" --workers 1 --slots 1 \
+        --devices 0 --out "$OUT/run-$name" ;;
+    parallel)
+      step "fleetsweep run, persistent, $SLOTS slots on GPU 0 ($name)"
+      timed "$name" 200 "$BUILD/bin/fleetsweep" run "$OUT/persistent.yaml" --workers 1 \
+        --slots "$SLOTS" --devices 0 --out "$OUT/run-$name" ;;
+    one-shot)
+      step "fleetsweep run, one-shot, 1 slot ($ONESHOT_CONFIGS configurations, $name)"
+      timed "$name" 240 "$BUILD/bin/fleetsweep" run "$OUT/one-shot.yaml" --workers 1 --slots 1 \
+        --devices 0 --out "$OUT/run-$name" ;;
+    *) echo "unknown way $way" ;;
+  esac
+}
+declare -A seen=()
+names=()
+for way in ${WAYS:-loop persistent parallel one-shot}; do
+  seen[$way]=$(( ${seen[$way]:-0} + 1 ))
+  name=$way
+  [ "${seen[$way]}" -gt 1 ] && name="$way-${seen[$way]}"
+  [ "$way" = loop ] || names+=("$name")
+  run_way "$way" "$name"
+done
+echo "${names[*]}" > "$OUT/ways.txt"
 step "table"
 python3 bench/sessions_table.py "$OUT" | tee "$OUT/table.md"
 rm -rf "$OUT"/run-*/store
