@@ -14,7 +14,7 @@
 #   one-shot    the same spec with session mode one-shot (a process per execution), --slots 1, on
 #               ONESHOT_CONFIGS random configurations (default 6, x 3 executions): its seconds per
 #               execution, times the loop's executions, is the projected wall of the whole sweep
-#   two-step    persistent, 1 slot, with FLEETSWEEP_RUN_AFTER_PREPARE=0 in the benchmark's
+#   two-step    persistent, 1 slot, with FSB_RUN_AFTER_PREPARE=0 in the benchmark's
 #               environment: the two-step prepare/run instead of one request per execution
 # WAYS (default "loop persistent parallel one-shot") picks the ways and their order; a way named
 # again runs again (its second run is NAME-2, ...), e.g. WAYS="persistent two-step persistent
@@ -43,7 +43,7 @@ spec() {  # spec MODE FILE: the example with repetitions fixed at 3 and the give
 }
 spec persistent "$OUT/persistent.yaml"
 spec one-shot "$OUT/one-shot.yaml"
-sed 's/^  timeout: 300$/  timeout: 300\n  env: {FLEETSWEEP_RUN_AFTER_PREPARE: "0"}/' "$OUT/persistent.yaml" \
+sed 's/^  timeout: 300$/  timeout: 300\n  env: {FSB_RUN_AFTER_PREPARE: "0"}/' "$OUT/persistent.yaml" \
   > "$OUT/two-step.yaml"
 sed -i "s/^search:.*/search: {strategy: random, budget: $ONESHOT_CONFIGS, seed: 1}/" "$OUT/one-shot.yaml"
 grep -n "session\|repetitions" "$OUT/persistent.yaml" "$OUT/one-shot.yaml"

@@ -30,8 +30,9 @@ The same file serves both modes (docs/executors.md, "Sessions"):
   (answered by the protocol lines and ``end``). End of stdin ends the process with status 0.
   The ready line offers ``run_after_prepare``: a prepare request with ``"run": true`` (the worker
   sends it when no other slot shares the device) is run as soon as it is prepared.
-  ``FLEETSWEEP_RUN_AFTER_PREPARE=0`` in the benchmark's environment (the section's ``env``) turns
-  the offer off: every execution then takes the two-step prepare/run.
+  ``FSB_RUN_AFTER_PREPARE=0`` in the benchmark's environment (the section's ``env``) turns
+  the offer off: every execution then takes the two-step prepare/run (a spec may not set
+  FLEETSWEEP_* variables).
 
 Device work in prepare: several slots on one GPU prepare in parallel while one of them times.
 Compiling is harmless to the one that times; launching kernels is not. Call ``fsb.take_device()``
@@ -215,7 +216,7 @@ def _serve_persistent(run, prepare, setup, out, stdin):
     ok, ctx = _guarded(out, setup, session) if setup else (True, None)
     if not ok:
         return 1
-    if os.environ.get("FLEETSWEEP_RUN_AFTER_PREPARE", "1") != "0":
+    if os.environ.get("FSB_RUN_AFTER_PREPARE", "1") != "0":
         out.control("ready", run_after_prepare=True)
     else:
         out.control("ready")

@@ -27,8 +27,9 @@ fsb.serve(run, prepare=prepare)
 ''' % HERE
 
 
-def start(persistent):
+def start(persistent, extra_env=None):
     env = dict(os.environ)
+    env.update(extra_env or {})
     if persistent:
         env["FLEETSWEEP_SESSION"] = "persistent"
     else:
@@ -38,9 +39,10 @@ def start(persistent):
 
 
 class Session:
-    def __init__(self):
-        self.p = start(True)
-        self.expect({"fleetsweep": "ready", "run_after_prepare": True})
+    def __init__(self, offer=True):
+        self.p = start(True, None if offer else {"FSB_RUN_AFTER_PREPARE": "0"})
+        self.expect({"fleetsweep": "ready", "run_after_prepare": True} if offer
+                    else {"fleetsweep": "ready"})
 
     def send(self, **req):
         self.p.stdin.write(json.dumps(req) + "\n")
@@ -94,6 +96,15 @@ class PersistentTest(unittest.TestCase):
         s.send(fleetsweep="run", attempt_id="r2")
         s.expect({"type": "sample", "metric": "time_ms", "value": 2.0})
         s.expect({"fleetsweep": "end", "attempt_id": "r2"})
+        self.assertEqual(s.close(), 0)
+
+    def test_the_offer_can_be_turned_off(self):
+        s = Session(offer=False)  # the ready line without run_after_prepare (checked in Session)
+        s.send(fleetsweep="prepare", attempt_id="o1", params={"X": "2"})
+        s.expect({"fleetsweep": "prepared", "attempt_id": "o1"})
+        s.send(fleetsweep="run", attempt_id="o1")
+        s.expect({"type": "sample", "metric": "time_ms", "value": 4.0})
+        s.expect({"fleetsweep": "end", "attempt_id": "o1"})
         self.assertEqual(s.close(), 0)
 
     def test_without_take_device_nothing_is_asked(self):
