@@ -14,11 +14,11 @@
 #   one-shot    the same spec with session mode one-shot (a process per execution), --slots 1, on
 #               ONESHOT_CONFIGS random configurations (default 6, x 3 executions): its seconds per
 #               execution, times the loop's executions, is the projected wall of the whole sweep
-#   two-step    persistent, 1 slot, with FSB_RUN_AFTER_PREPARE=0 in the benchmark's
-#               environment: the two-step prepare/run instead of one request per execution
+#   run-after-prepare  persistent, 1 slot, with FSB_RUN_AFTER_PREPARE=1 in the benchmark's
+#               environment: one request per execution instead of the two-step prepare/run
 # WAYS (default "loop persistent parallel one-shot") picks the ways and their order; a way named
-# again runs again (its second run is NAME-2, ...), e.g. WAYS="persistent two-step persistent
-# two-step" alternates the protocol forms.
+# again runs again (its second run is NAME-2, ...), e.g. WAYS="loop run-after-prepare persistent
+# run-after-prepare persistent" alternates the protocol forms.
 # Then bench/sessions_table.py prints one table (wall, ratio to the loop, executions, winner, GPU-timed
 # fraction). BUILD (default /tmp/build-gpu) holds the build, outside the carried tree.
 set -uo pipefail
@@ -43,8 +43,8 @@ spec() {  # spec MODE FILE: the example with repetitions fixed at 3 and the give
 }
 spec persistent "$OUT/persistent.yaml"
 spec one-shot "$OUT/one-shot.yaml"
-sed 's/^  timeout: 300$/  timeout: 300\n  env: {FSB_RUN_AFTER_PREPARE: "0"}/' "$OUT/persistent.yaml" \
-  > "$OUT/two-step.yaml"
+sed 's/^  timeout: 300$/  timeout: 300\n  env: {FSB_RUN_AFTER_PREPARE: "1"}/' "$OUT/persistent.yaml" \
+  > "$OUT/run-after-prepare.yaml"
 sed -i "s/^search:.*/search: {strategy: random, budget: $ONESHOT_CONFIGS, seed: 1}/" "$OUT/one-shot.yaml"
 grep -n "session\|repetitions" "$OUT/persistent.yaml" "$OUT/one-shot.yaml"
 
@@ -68,7 +68,7 @@ run_way() {  # run_way WAY NAME
     loop)
       step "in-process Python loop"
       timed loop 200 python3 bench/triton_loop_bench.py --executions 3 --json "$OUT/loop.json" ;;
-    persistent | two-step)
+    persistent | run-after-prepare)
       step "fleetsweep run, $way, 1 slot ($name)"
       timed "$name" 200 "$BUILD/bin/fleetsweep" run "$OUT/$way.yaml" --workers 1 --slots 1 \
         --devices 0 --out "$OUT/run-$name" ;;

@@ -28,11 +28,13 @@ The same file serves both modes (docs/executors.md, "Sessions"):
   ``{"fleetsweep": "ready"}`` and then answers requests on stdin, one JSON object per line:
   ``prepare`` (answered by ``prepared``, or by ``end`` when preparation failed) and ``run``
   (answered by the protocol lines and ``end``). End of stdin ends the process with status 0.
-  The ready line offers ``run_after_prepare``: a prepare request with ``"run": true`` (the worker
-  sends it when no other slot shares the device) is run as soon as it is prepared.
-  ``FSB_RUN_AFTER_PREPARE=0`` in the benchmark's environment (the section's ``env``) turns
-  the offer off: every execution then takes the two-step prepare/run (a spec may not set
-  FLEETSWEEP_* variables).
+  With ``FSB_RUN_AFTER_PREPARE=1`` in the benchmark's environment (the section's ``env``; a spec
+  may not set FLEETSWEEP_* variables) the ready line offers ``run_after_prepare``: a prepare
+  request with ``"run": true`` (the worker sends it when no other slot shares the device) is run
+  as soon as it is prepared, saving a round trip. Off by default: on an H200 the Triton
+  prefix-prefill sweep timed with it ended "tied" in 3 of 3 runs where the two-step runs named a
+  defensible winner (docs/gpu-results.md), so a GPU benchmark should leave it off unless its
+  prepare ends with the device idle.
 
 Device work in prepare: several slots on one GPU prepare in parallel while one of them times.
 Compiling is harmless to the one that times; launching kernels is not. Call ``fsb.take_device()``
@@ -216,7 +218,7 @@ def _serve_persistent(run, prepare, setup, out, stdin):
     ok, ctx = _guarded(out, setup, session) if setup else (True, None)
     if not ok:
         return 1
-    if os.environ.get("FSB_RUN_AFTER_PREPARE", "1") != "0":
+    if os.environ.get("FSB_RUN_AFTER_PREPARE") == "1":
         out.control("ready", run_after_prepare=True)
     else:
         out.control("ready")

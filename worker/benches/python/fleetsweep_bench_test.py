@@ -39,8 +39,8 @@ def start(persistent, extra_env=None):
 
 
 class Session:
-    def __init__(self, offer=True):
-        self.p = start(True, None if offer else {"FSB_RUN_AFTER_PREPARE": "0"})
+    def __init__(self, offer=False):
+        self.p = start(True, {"FSB_RUN_AFTER_PREPARE": "1"} if offer else None)
         self.expect({"fleetsweep": "ready", "run_after_prepare": True} if offer
                     else {"fleetsweep": "ready"})
 
@@ -82,7 +82,7 @@ class PersistentTest(unittest.TestCase):
         self.assertEqual(s.close(), 0)
 
     def test_a_prepare_that_says_run_runs_at_once(self):
-        s = Session()
+        s = Session(offer=True)
         # The device is asked for and granted as usual; no run line follows prepared.
         s.send(fleetsweep="prepare", attempt_id="r1", params={"X": "3", "DEVICE": "1"}, run=True)
         s.expect({"fleetsweep": "device", "attempt_id": "r1"})
@@ -98,8 +98,8 @@ class PersistentTest(unittest.TestCase):
         s.expect({"fleetsweep": "end", "attempt_id": "r2"})
         self.assertEqual(s.close(), 0)
 
-    def test_the_offer_can_be_turned_off(self):
-        s = Session(offer=False)  # the ready line without run_after_prepare (checked in Session)
+    def test_the_offer_is_off_by_default(self):
+        s = Session()  # the ready line without run_after_prepare (checked in Session)
         s.send(fleetsweep="prepare", attempt_id="o1", params={"X": "2"})
         s.expect({"fleetsweep": "prepared", "attempt_id": "o1"})
         s.send(fleetsweep="run", attempt_id="o1")
