@@ -59,6 +59,14 @@ class Session:
         if got != want:
             raise AssertionError("want %r, got %r" % (want, got))
 
+    def two_step(self, attempt, x):
+        """One execution without a device request: prepare, prepared, run, its sample (2 x), end."""
+        self.send(fleetsweep="prepare", attempt_id=attempt, params={"X": str(x)})
+        self.expect({"fleetsweep": "prepared", "attempt_id": attempt})
+        self.send(fleetsweep="run", attempt_id=attempt)
+        self.expect({"type": "sample", "metric": "time_ms", "value": 2.0 * x})
+        self.expect({"fleetsweep": "end", "attempt_id": attempt})
+
     def close(self):
         self.p.stdin.close()
         return self.p.wait(timeout=30)
@@ -90,21 +98,12 @@ class PersistentTest(unittest.TestCase):
         s.expect({"fleetsweep": "prepared", "attempt_id": "r1"})
         s.expect({"type": "sample", "metric": "time_ms", "value": 6.0})
         s.expect({"fleetsweep": "end", "attempt_id": "r1"})
-        # The next one may still take the two-step path.
-        s.send(fleetsweep="prepare", attempt_id="r2", params={"X": "1"})
-        s.expect({"fleetsweep": "prepared", "attempt_id": "r2"})
-        s.send(fleetsweep="run", attempt_id="r2")
-        s.expect({"type": "sample", "metric": "time_ms", "value": 2.0})
-        s.expect({"fleetsweep": "end", "attempt_id": "r2"})
+        s.two_step("r2", 1)  # the next one may still take the two-step path
         self.assertEqual(s.close(), 0)
 
     def test_the_offer_is_off_by_default(self):
         s = Session()  # the ready line without run_after_prepare (checked in Session)
-        s.send(fleetsweep="prepare", attempt_id="o1", params={"X": "2"})
-        s.expect({"fleetsweep": "prepared", "attempt_id": "o1"})
-        s.send(fleetsweep="run", attempt_id="o1")
-        s.expect({"type": "sample", "metric": "time_ms", "value": 4.0})
-        s.expect({"fleetsweep": "end", "attempt_id": "o1"})
+        s.two_step("o1", 2)
         self.assertEqual(s.close(), 0)
 
     def test_without_take_device_nothing_is_asked(self):
