@@ -198,13 +198,17 @@ class AgentLoop {
 
   // A slot for the lease: a free one whose open session serves its key, else a free one without
   // a session, else any free slot; when all are busy, the least loaded one whose open session
-  // serves the key and that holds fewer than 1 + Prefetch() jobs (the lease waits in its queue);
+  // serves the key and that holds fewer than 1 + Prefetch() jobs (the lease waits in its queue),
+  // but with several slots only while executions are short (Pacing holds more than --prefetch):
+  // a lease bound to one slot cannot go to another that frees first, which costs nothing at
+  // milliseconds but would idle a slot (and its parallel prepare) behind a long execution;
   // nullptr otherwise (the lease waits in the agent for the first slot to come free).
   Slot* PickSlot(const Launcher* launcher, const Config& params) {
     Slot* empty = nullptr;
     Slot* any = nullptr;
     Slot* behind = nullptr;
-    const size_t most = 1 + static_cast<size_t>(pacing_.Prefetch());
+    const bool may_queue = slots_.size() == 1 || pacing_.Prefetch() > std::max(1, o_.prefetch);
+    const size_t most = may_queue ? 1 + static_cast<size_t>(pacing_.Prefetch()) : 0;
     for (auto& s : slots_) {
       std::optional<SessionKey> key = s->open_key();
       const bool serves = key && s->open_launcher() == launcher && key->Matches(params);

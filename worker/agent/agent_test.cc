@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -164,6 +165,50 @@ TEST(AgentTest, ShortExecutionsAreAskedForAndReportedInBatches) {
   for (int i = 1; i <= 6; ++i) coord.ResultAck("B" + std::to_string(i));
   w.Stop();
   EXPECT_EQ(w.agent().executions(), 7);
+}
+
+// With several slots and executions long against the hold time, a waiting lease is not bound to
+// a busy slot: it goes to the first slot that frees (here the fast one), not behind the slow one.
+TEST(AgentTest, WithSeveralSlotsAWaitingLeaseGoesToTheFirstSlotThatFrees) {
+  RunningAgent w("firstfree", [](AgentOptions* o) {
+    o->slots = 2;
+    o->prefetch = 1;
+    o->hold_seconds = 1e-6;  // every execution is long against it: Pacing holds --prefetch only
+  });
+  FakeCoordinator& coord = w.coord();
+  ASSERT_TRUE(w.Connect());
+  ASSERT_TRUE(coord.NextOf(v1::Envelope::kWorkRequest));
+  // Warm both slots (each gets an open session for m1).
+  coord.Leases(
+      {FakeCoordinator::MakeLease("A1", "m1", "1"), FakeCoordinator::MakeLease("A2", "m1", "2")});
+  int warm = 0;
+  while (warm < 2) {
+    auto r = coord.NextOf(v1::Envelope::kResults);
+    ASSERT_TRUE(r);
+    for (const v1::Result& res : r->results().results()) {
+      coord.ResultAck(res.lease_id());
+      ++warm;
+    }
+  }
+  // S (1.5 s) and F (fast) take the two slots; W waits and must run after F, long before S ends.
+  coord.Leases({FakeCoordinator::MakeLease("S", "m1", "1", "slow"),
+                FakeCoordinator::MakeLease("F", "m1", "2"),
+                FakeCoordinator::MakeLease("W", "m1", "3")});
+  std::vector<std::string> order;
+  while (order.size() < 3) {
+    auto r = coord.NextOf(v1::Envelope::kResults);
+    ASSERT_TRUE(r) << order.size() << " results so far";
+    for (const v1::Result& res : r->results().results()) {
+      if (std::find(order.begin(), order.end(), res.lease_id()) == order.end()) {
+        order.push_back(res.lease_id());
+      }
+      coord.ResultAck(res.lease_id());
+    }
+  }
+  ASSERT_EQ(order.size(), 3u);
+  EXPECT_EQ(order.back(), "S") << "W waited behind the slow execution";
+  w.Stop();
+  EXPECT_EQ(w.agent().executions(), 5);
 }
 
 TEST(AgentTest, ServesANewCoordinatorAfterASweepFinished) {
