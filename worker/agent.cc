@@ -226,23 +226,26 @@ class AgentLoop {
     return any ? any : behind;
   }
 
+  // A lease goes to a slot (PickSlot), or waits for its spec, or at the back of the agent's queue.
   void Dispatch(const v1::Lease& lease) {
+    if (!Place(lease)) queued_.push_back(lease);
+  }
+
+  // False when no slot can take the lease now (nothing done); a lease whose spec is unknown waits
+  // for it (the first one naming the hash asks for it).
+  bool Place(const v1::Lease& lease) {
     const SpecInfo* spec = specs_.Find(lease.spec_hash());
-    if (spec == nullptr) {  // waits; the first lease naming the hash asks for the spec
+    if (spec == nullptr) {
       if (specs_.Await(lease)) AskSpec(lease.spec_hash());
-      return;
+      return true;
     }
-    const SpecInfo& info = *spec;
     Config params;
     for (const auto& [k, v] : lease.params()) params[k] = Value::FromText(v);
-    Slot* slot = PickSlot(info.launcher.get(), params);
-    if (slot == nullptr) {
-      queued_.push_back(lease);
-      return;
-    }
-    SlotJob job = MakeSlotJob(o_, lease, std::move(params), info, *slot);
-    slot->Enqueue(std::move(job));
+    Slot* slot = PickSlot(spec->launcher.get(), params);
+    if (slot == nullptr) return false;
+    slot->Enqueue(MakeSlotJob(o_, lease, std::move(params), *spec, *slot));
     observer_.SlotsChanged(BusySlots(), o_.slots);
+    return true;
   }
 
   // Finished executions: taken now when Pacing says so (a slot has nothing left, enough have
@@ -266,17 +269,7 @@ class AgentLoop {
     }
     done_since_ = -1;
     for (SlotDone& d : done_.TakeAll()) Finished(std::move(d), executions);
-    while (!queued_.empty()) {
-      v1::Lease next = std::move(queued_.front());
-      queued_.pop_front();
-      const size_t before = queued_.size();
-      Dispatch(next);
-      if (queued_.size() > before) {  // no slot for it: back to the front, in order
-        queued_.push_front(std::move(queued_.back()));
-        queued_.pop_back();
-        break;
-      }
-    }
+    while (!queued_.empty() && Place(queued_.front())) queued_.pop_front();  // in order
     observer_.SlotsChanged(BusySlots(), o_.slots);
   }
 

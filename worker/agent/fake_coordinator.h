@@ -15,6 +15,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -136,6 +137,24 @@ std::string Endpoint() {
 std::string Info(const v1::Attempt& a, const std::string& key) {
   auto it = a.info().find(key);
   return it == a.info().end() ? "" : it->second;
+}
+
+// The results of the next `n` distinct leases, in the order they arrived (each acknowledged when
+// `ack`); fewer when 10 s pass without one. *messages counts the Results messages read.
+[[maybe_unused]] std::vector<v1::Result> CollectResults(FakeCoordinator& coord, size_t n, bool ack,
+                                                        int* messages = nullptr) {
+  std::vector<v1::Result> got;
+  std::set<std::string> seen;
+  while (got.size() < n) {
+    auto r = coord.NextOf(v1::Envelope::kResults);
+    if (!r) break;
+    if (messages) ++*messages;
+    for (const v1::Result& res : r->results().results()) {
+      if (seen.insert(res.lease_id()).second) got.push_back(res);
+      if (ack) coord.ResultAck(res.lease_id());
+    }
+  }
+  return got;
 }
 
 // An agent serving a FakeCoordinator on an endpoint of its own, on its own thread; `setup` adjusts

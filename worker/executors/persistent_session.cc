@@ -258,11 +258,8 @@ v1::Attempt PersistentSession::Execute(const ExecutionRequest& req, TimingGate* 
   // Prepare then run in one request when the benchmark can and no other slot shares the device:
   // the gate (free) is taken first and held through prepare, and a round trip is saved.
   const bool then_run = run_after_prepare_ && (gate == nullptr || gate->sharers() <= 1);
-  bool sent = true;
-  if (then_run && !take_gate()) {
-    w = Wake::kCancelled;
-    sent = false;
-  }
+  const bool sent = !then_run || take_gate();
+  if (!sent) w = Wake::kCancelled;
   if (sent &&
       child_->WriteLine(RequestLine("prepare", req.attempt_id, &req.params, then_run), deadline)) {
     while (true) {
