@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -39,19 +40,28 @@ bool SplitPayload(std::string_view p, std::string* sweep, std::string_view* body
   return true;
 }
 
+// Reads up to n bytes at `offset`; *got is how many (fewer only at the end of the file).
+Status PreadAll(int fd, const std::string& path, char* out, size_t n, uint64_t offset,
+                size_t* got) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t r = ::pread(fd, out + done, n - done, static_cast<off_t>(offset + done));
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return Status::Internal(Errno("read " + path));
+    if (r == 0) break;
+    done += static_cast<size_t>(r);
+  }
+  *got = done;
+  return Status::Ok();
+}
+
 Status ReadWholeFile(int fd, const std::string& path, std::string* out) {
   struct stat st {};
   if (::fstat(fd, &st) != 0) return Status::Internal(Errno("fstat " + path));
   out->resize(static_cast<size_t>(st.st_size));
-  size_t done = 0;
-  while (done < out->size()) {
-    ssize_t n = ::pread(fd, out->data() + done, out->size() - done, static_cast<off_t>(done));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::Internal(Errno("read " + path));
-    if (n == 0) break;
-    done += static_cast<size_t>(n);
-  }
-  out->resize(done);
+  size_t got = 0;
+  FS_RETURN_IF_ERROR(PreadAll(fd, path, out->data(), out->size(), 0, &got));
+  out->resize(got);
   return Status::Ok();
 }
 
@@ -164,6 +174,8 @@ Status FileStore::ApplyRecord(RecordType type, std::string_view payload, uint64_
   };
   if (!SplitPayload(payload, &sweep, &body)) return bad("malformed payload");
   Sweep& s = sweeps_[sweep];
+  const BodyRef ref{offset + kRecordHeaderSize + (payload.size() - body.size()),
+                    static_cast<uint32_t>(body.size())};
   switch (type) {
     case RecordType::kSpec:
       s.spec = std::string(body);
@@ -173,8 +185,7 @@ Status FileStore::ApplyRecord(RecordType type, std::string_view payload, uint64_
       if (!c.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
         return bad("undecodable ConfigRecord");
       }
-      std::string key = c.config_key();
-      s.configs[key] = std::move(c);
+      s.configs[c.config_key()] = ref;
       break;
     }
     case RecordType::kAttempt: {
@@ -183,7 +194,7 @@ Status FileStore::ApplyRecord(RecordType type, std::string_view payload, uint64_
         return bad("undecodable Attempt");
       }
       if (!SamplesAreFinite(a)) break;  // never written by PutAttempt: skipped, not loaded
-      s.attempts.emplace(AttemptKey(a), std::move(a));  // the first one wins
+      if (s.attempt_keys.insert(AttemptKey(a)).second) s.attempts.push_back(ref);  // first wins
       break;
     }
     case RecordType::kEvent:
@@ -231,6 +242,31 @@ Status FileStore::Sync() {
 
 Status FileStore::Flush() { return unsynced_records_ > 0 ? Sync() : Status::Ok(); }
 
+Status FileStore::ReadBodies(
+    const std::vector<BodyRef>& refs,
+    const std::function<Status(std::string_view body, uint64_t offset)>& fn) const {
+  constexpr uint64_t kWindow = 1u << 20;  // read forward 1 MiB at a time
+  std::string window;
+  uint64_t start = 0, end = 0;
+  for (const BodyRef& r : refs) {
+    if (r.offset < start || r.offset + r.size > end) {
+      const uint64_t want = std::max<uint64_t>(r.size, kWindow);
+      window.resize(want);
+      size_t got = 0;
+      FS_RETURN_IF_ERROR(PreadAll(log_fd_, log_path(), window.data(), want, r.offset, &got));
+      if (got < r.size) {
+        return Status::DataLoss("file store " + log_path() + ": the record at byte offset " +
+                                std::to_string(r.offset) +
+                                " is gone (the log was truncated while open)");
+      }
+      start = r.offset;
+      end = r.offset + got;
+    }
+    FS_RETURN_IF_ERROR(fn(std::string_view(window.data() + (r.offset - start), r.size), r.offset));
+  }
+  return Status::Ok();
+}
+
 Status FileStore::PutSpec(const std::string& sweep, const std::string& spec_yaml) {
   FS_RETURN_IF_ERROR(CheckSweepName(sweep));
   auto it = sweeps_.find(sweep);
@@ -267,18 +303,20 @@ Status FileStore::PutConfigs(const std::string& sweep,
   FS_RETURN_IF_ERROR(CheckSweepName(sweep));
   for (const auto& c : configs) FS_RETURN_IF_ERROR(CheckConfigRecord(c));
   if (configs.empty()) return Status::Ok();
-  std::vector<v1::ConfigRecord> clean = configs;
+  std::vector<std::pair<std::string, BodyRef>> refs;
+  refs.reserve(configs.size());
   std::string batch;
-  for (auto& c : clean) {
+  for (const auto& config : configs) {
+    v1::ConfigRecord c = config;
     SanitizeUtf8Fields(&c);
-    AppendRecord(&batch, RecordType::kConfig, Payload(sweep, c.SerializeAsString()));
+    const std::string body = c.SerializeAsString();
+    const uint64_t at = size_ + batch.size() + kRecordHeaderSize + 4 + sweep.size();
+    refs.emplace_back(c.config_key(), BodyRef{at, static_cast<uint32_t>(body.size())});
+    AppendRecord(&batch, RecordType::kConfig, Payload(sweep, body));
   }
-  FS_RETURN_IF_ERROR(Append(batch, static_cast<int>(clean.size())));
+  FS_RETURN_IF_ERROR(Append(batch, static_cast<int>(refs.size())));
   Sweep& s = sweeps_[sweep];
-  for (auto& c : clean) {
-    std::string key = c.config_key();
-    s.configs[key] = std::move(c);
-  }
+  for (auto& [key, ref] : refs) s.configs[std::move(key)] = ref;
   return Status::Ok();
 }
 
@@ -287,8 +325,20 @@ StatusOr<std::vector<v1::ConfigRecord>> FileStore::LoadConfigs(const std::string
   std::vector<v1::ConfigRecord> out;
   auto it = sweeps_.find(sweep);
   if (it == sweeps_.end()) return out;
-  out.reserve(it->second.configs.size());
-  for (const auto& [key, c] : it->second.configs) out.push_back(c);
+  std::vector<BodyRef> refs;
+  refs.reserve(it->second.configs.size());
+  for (const auto& [key, ref] : it->second.configs) refs.push_back(ref);
+  std::sort(refs.begin(), refs.end(),
+            [](const BodyRef& a, const BodyRef& b) { return a.offset < b.offset; });
+  out.reserve(refs.size());
+  FS_RETURN_IF_ERROR(ReadBodies(refs, [&](std::string_view body, uint64_t offset) {
+    out.emplace_back();
+    if (!out.back().ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+      return Status::DataLoss("file store " + log_path() + ": undecodable ConfigRecord at byte " +
+                              std::to_string(offset));
+    }
+    return Status::Ok();
+  }));
   SortConfigs(&out);
   return out;
 }
@@ -298,23 +348,45 @@ StatusOr<bool> FileStore::PutAttempt(const std::string& sweep, const v1::Attempt
   FS_RETURN_IF_ERROR(CheckAttempt(attempt));
   std::string key = AttemptKey(attempt);
   auto it = sweeps_.find(sweep);
-  if (it != sweeps_.end() && it->second.attempts.count(key) > 0) return false;
+  if (it != sweeps_.end() && it->second.attempt_keys.count(key) > 0) return false;
   std::optional<v1::Attempt> copy;
   const v1::Attempt& clean = Sanitized(attempt, &copy);
+  const std::string body = clean.SerializeAsString();
+  const BodyRef ref{size_ + kRecordHeaderSize + 4 + sweep.size(),
+                    static_cast<uint32_t>(body.size())};
   std::string batch;
-  AppendRecord(&batch, RecordType::kAttempt, Payload(sweep, clean.SerializeAsString()));
+  AppendRecord(&batch, RecordType::kAttempt, Payload(sweep, body));
   FS_RETURN_IF_ERROR(Append(batch, 1));
-  sweeps_[sweep].attempts.emplace(std::move(key), clean);
+  Sweep& s = sweeps_[sweep];
+  s.attempt_keys.insert(std::move(key));
+  s.attempts.push_back(ref);
   return true;
 }
 
-StatusOr<std::vector<v1::Attempt>> FileStore::LoadAttempts(const std::string& sweep) {
+Status FileStore::ForEachAttempt(const std::string& sweep,
+                                 const std::function<Status(const v1::Attempt&)>& visit) {
   FS_RETURN_IF_ERROR(CheckSweepName(sweep));
+  auto it = sweeps_.find(sweep);
+  if (it == sweeps_.end()) return Status::Ok();
+  v1::Attempt a;
+  return ReadBodies(it->second.attempts, [&](std::string_view body, uint64_t offset) {
+    a.Clear();
+    if (!a.ParseFromArray(body.data(), static_cast<int>(body.size()))) {
+      return Status::DataLoss("file store " + log_path() + ": undecodable Attempt at byte " +
+                              std::to_string(offset));
+    }
+    return visit(a);
+  });
+}
+
+StatusOr<std::vector<v1::Attempt>> FileStore::LoadAttempts(const std::string& sweep) {
   std::vector<v1::Attempt> out;
   auto it = sweeps_.find(sweep);
-  if (it == sweeps_.end()) return out;
-  out.reserve(it->second.attempts.size());
-  for (const auto& [key, a] : it->second.attempts) out.push_back(a);
+  if (it != sweeps_.end()) out.reserve(it->second.attempts.size());
+  FS_RETURN_IF_ERROR(ForEachAttempt(sweep, [&](const v1::Attempt& a) {
+    out.push_back(a);
+    return Status::Ok();
+  }));
   return out;
 }
 

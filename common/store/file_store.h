@@ -8,11 +8,15 @@
 //                   earlier one.
 //   DIR/LOCK        flock(LOCK_EX) held while open; contains the holder's pid.
 //
-// Open() replays the whole log into in-memory maps (reads answer from memory). A torn tail (a
-// crash mid-append) is truncated away with a warning on stderr (recovery_note() says what was
-// dropped) and is NOT an error; corruption with valid records after it is kDataLoss with the byte
-// offset, and the file is left untouched. A second Open() of the same directory, from any process
-// (or this one), fails with kFailedPrecondition naming the lock holder's pid.
+// Open() replays the whole log into an in-memory index: specs and events in full, and for
+// configuration records and attempts only where each body lies in the log (and the attempt keys,
+// for idempotence), about 150 bytes per attempt; LoadConfigs, LoadAttempts and ForEachAttempt
+// read the bodies back from the log (issue 16: a million-attempt sweep must not hold its
+// attempts in memory). A torn tail (a crash mid-append) is truncated away with a warning on
+// stderr (recovery_note() says what was dropped) and is NOT an error; corruption with valid
+// records after it is kDataLoss with the byte offset, and the file is left untouched. A second
+// Open() of the same directory, from any process (or this one), fails with kFailedPrecondition
+// naming the lock holder's pid.
 //
 // Durability: each Put*/AppendEvent call is one write() of all its records (so a call is never
 // half-applied in memory; after a failed write the file is truncated back to where the call
@@ -29,11 +33,13 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "common/store/record_log.h"
@@ -68,6 +74,8 @@ class FileStore : public ResultStore {
   StatusOr<std::vector<v1::ConfigRecord>> LoadConfigs(const std::string& sweep) override;
   StatusOr<bool> PutAttempt(const std::string& sweep, const v1::Attempt& attempt) override;
   StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& sweep) override;
+  Status ForEachAttempt(const std::string& sweep,
+                        const std::function<Status(const v1::Attempt&)>& visit) override;
   StatusOr<int64_t> CountAttempts(const std::string& sweep) override;
   Status AppendEvent(const std::string& sweep, const std::string& event_json) override;
   StatusOr<std::vector<std::string>> ReadEvents(const std::string& sweep, int64_t from,
@@ -81,10 +89,16 @@ class FileStore : public ResultStore {
   std::string log_path() const { return dir_ + "/store.log"; }
 
  private:
+  // Where a record's body (a serialized message) lies in the log.
+  struct BodyRef {
+    uint64_t offset = 0;
+    uint32_t size = 0;
+  };
   struct Sweep {
     std::optional<std::string> spec;
-    std::map<std::string, v1::ConfigRecord> configs;
-    std::unordered_map<std::string, v1::Attempt> attempts;  // by AttemptKey()
+    std::map<std::string, BodyRef> configs;        // by config_key: its latest record
+    std::unordered_set<std::string> attempt_keys;  // AttemptKey() of every stored attempt
+    std::vector<BodyRef> attempts;                 // in log order
     std::vector<std::string> events;
   };
 
@@ -95,6 +109,11 @@ class FileStore : public ResultStore {
   // Writes `batch` (holding `records` records) at the end of the log; syncs per the policy.
   Status Append(const std::string& batch, int records);
   Status Sync();
+  // Reads the bodies `refs` point at (sorted by offset: the log is read forward in windows) and
+  // calls `fn` with each. Errors: kInternal (I/O), kDataLoss (the log is shorter than its index),
+  // or fn's first error.
+  Status ReadBodies(const std::vector<BodyRef>& refs,
+                    const std::function<Status(std::string_view body, uint64_t offset)>& fn) const;
 
   std::string dir_;
   FileStoreOptions options_;

@@ -232,6 +232,40 @@ TEST_F(FileStoreTest, DuplicateAttemptWritesNothing) {
   EXPECT_GT(with_spec.size(), before.size());
 }
 
+// Attempts and configuration records are read back from the log, not kept in memory: a body
+// overwritten on disk while the store is open is what LoadAttempts and LoadConfigs see.
+TEST_F(FileStoreTest, AttemptsAndRecordsAreReadFromTheLog) {
+  auto st = FileStore::Open(dir_);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  v1::Attempt a = MakeAttempt(1);
+  a.set_stderr_tail("tail-AAAA");
+  ASSERT_TRUE(*(*st)->PutAttempt("s", a));
+  v1::ConfigRecord r;
+  r.set_config_key("k-1");
+  r.set_last_failure_detail("detail-AAAA");
+  ASSERT_TRUE((*st)->PutConfigs("s", {r}).ok());
+  ASSERT_TRUE((*st)->Flush().ok());
+  std::string image = ReadFile(log());
+  for (const char* what : {"tail-AAAA", "detail-AAAA"}) {
+    size_t at = image.find(what);
+    ASSERT_NE(at, std::string::npos) << what;
+    image.replace(at + std::string(what).size() - 4, 4, "BBBB");
+  }
+  WriteFile(log(), image);
+  auto attempts = (*st)->LoadAttempts("s");
+  ASSERT_TRUE(attempts.ok()) << attempts.status().ToString();
+  ASSERT_EQ(attempts->size(), 1u);
+  EXPECT_EQ((*attempts)[0].stderr_tail(), "tail-BBBB");
+  auto configs = (*st)->LoadConfigs("s");
+  ASSERT_TRUE(configs.ok()) << configs.status().ToString();
+  ASSERT_EQ(configs->size(), 1u);
+  EXPECT_EQ((*configs)[0].last_failure_detail(), "detail-BBBB");
+  // The log cut short under the open store: the index points past its end.
+  ASSERT_EQ(::truncate(log().c_str(), 8), 0);
+  EXPECT_EQ((*st)->LoadAttempts("s").status().code(), StatusCode::kDataLoss);
+  EXPECT_EQ((*st)->LoadConfigs("s").status().code(), StatusCode::kDataLoss);
+}
+
 TEST(OpenStoreTest, FileUrlForms) {
   auto tmp = TempDir::Create("fs-openstore");
   ASSERT_TRUE(tmp.ok());

@@ -4,6 +4,7 @@
 // Errors: the inner store's. Thread-safety: as the inner store's.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,10 @@ class ForwardingStore : public ResultStore {
   }
   StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& s) override {
     return inner_->LoadAttempts(s);
+  }
+  Status ForEachAttempt(const std::string& s,
+                        const std::function<Status(const v1::Attempt&)>& visit) override {
+    return inner_->ForEachAttempt(s, visit);
   }
   StatusOr<int64_t> CountAttempts(const std::string& s) override {
     return inner_->CountAttempts(s);

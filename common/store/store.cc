@@ -1,5 +1,6 @@
-// ResultStore's default batch write (store.h): the batch checked first, then written one call at
-// a time. Backends that can do better (RedisStore: one pipeline) override it.
+// ResultStore's defaults (store.h): the batch write (checked first, then written one call at a
+// time; RedisStore overrides it with one pipeline) and the attempt visit (over LoadAttempts;
+// FileStore overrides it with a read from its log).
 #include "common/store/store.h"
 
 #include "common/store/store_checks.h"
@@ -19,6 +20,13 @@ StatusOr<std::vector<bool>> ResultStore::PutAttempts(const std::string& sweep,
   }
   for (const std::string& e : events) FS_RETURN_IF_ERROR(AppendEvent(sweep, e));
   return fresh;
+}
+
+Status ResultStore::ForEachAttempt(const std::string& sweep,
+                                   const std::function<Status(const v1::Attempt&)>& visit) {
+  FS_ASSIGN_OR_RETURN(std::vector<v1::Attempt> attempts, LoadAttempts(sweep));
+  for (const v1::Attempt& a : attempts) FS_RETURN_IF_ERROR(visit(a));
+  return Status::Ok();
 }
 
 }  // namespace fleetsweep

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -55,6 +56,13 @@ class ResultStore {
                                                   const std::vector<std::string>& events);
   // All attempts of the sweep, in no particular order.
   virtual StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& sweep) = 0;
+  // Calls `visit` with each attempt of the sweep (the set LoadAttempts returns, in no particular
+  // order) without holding them all: FileStore reads them from its log one by one, so a sweep of
+  // a million attempts is aggregated in the memory of one. The default visits LoadAttempts's
+  // result. `visit` must not call the store. Errors: the store's read error, or the first error
+  // `visit` returns (the visit stops there).
+  virtual Status ForEachAttempt(const std::string& sweep,
+                                const std::function<Status(const v1::Attempt&)>& visit);
   // Number of stored attempts (cheap).
   virtual StatusOr<int64_t> CountAttempts(const std::string& sweep) = 0;
 

@@ -20,6 +20,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -298,6 +299,47 @@ TYPED_TEST_P(ResultStoreTest, ManyAttemptsRoundTripExactly) {
   }
 }
 
+// ForEachAttempt visits exactly what LoadAttempts returns; a visit's error stops it.
+TYPED_TEST_P(ResultStoreTest, ForEachAttemptVisitsWhatLoadAttemptsReturns) {
+  auto& st = this->store();
+  constexpr int kN = 3000;  // several of the file store's 1 MiB read windows
+  for (int i = 0; i < kN; ++i) {
+    v1::Attempt a = MakeAttempt(i);
+    a.set_stderr_tail(std::string(400, static_cast<char>('a' + i % 26)));
+    ASSERT_TRUE(st.PutAttempt("s", a).ok());
+  }
+  ASSERT_TRUE(st.PutAttempt("s", MakeAttempt(7)).ok());  // a duplicate: stored once
+  auto loaded = st.LoadAttempts("s");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  std::map<std::string, const v1::Attempt*> want;
+  for (const v1::Attempt& a : *loaded) want[a.attempt_id()] = &a;
+  ASSERT_EQ(want.size(), static_cast<size_t>(kN));
+  std::set<std::string> seen;
+  Status visited = st.ForEachAttempt("s", [&](const v1::Attempt& a) {
+    auto it = want.find(a.attempt_id());
+    if (it == want.end() || !SameMessage(a, *it->second) || !seen.insert(a.attempt_id()).second) {
+      return Status::Internal("unexpected or changed attempt " + a.attempt_id());
+    }
+    return Status::Ok();
+  });
+  ASSERT_TRUE(visited.ok()) << visited.ToString();
+  EXPECT_EQ(seen.size(), static_cast<size_t>(kN));
+  int calls = 0;
+  Status stopped = st.ForEachAttempt("s", [&](const v1::Attempt&) {
+    return ++calls == 2 ? Status::NotFound("enough") : Status::Ok();
+  });
+  EXPECT_EQ(stopped.code(), StatusCode::kNotFound);
+  EXPECT_EQ(calls, 2);
+  int none = 0;
+  EXPECT_TRUE(st.ForEachAttempt("other", [&](const v1::Attempt&) {
+                  ++none;
+                  return Status::Ok();
+                }).ok());
+  EXPECT_EQ(none, 0);
+  EXPECT_EQ(st.ForEachAttempt("bad name", [](const v1::Attempt&) { return Status::Ok(); }).code(),
+            StatusCode::kInvalidArgument);
+}
+
 TYPED_TEST_P(ResultStoreTest, EventsAppendAndReadRanges) {
   ResultStore& st = this->store();
   for (int i = 0; i < 10; ++i) {
@@ -387,7 +429,8 @@ TYPED_TEST_P(ResultStoreTest, BadSweepNamesRejected) {
 
 REGISTER_TYPED_TEST_SUITE_P(ResultStoreTest, SpecPutGetAndConflictRejected, ConfigsPutReplaceLoad,
                             AttemptIdempotence, PutAttemptsIsABatchOfPutAttemptAndEvents,
-                            ManyAttemptsRoundTripExactly, EventsAppendAndReadRanges,
+                            ManyAttemptsRoundTripExactly,
+                            ForEachAttemptVisitsWhatLoadAttemptsReturns, EventsAppendAndReadRanges,
                             ReopenSeesEverything, BadSweepNamesRejected,
                             ListSweepsNamesEverySweepWithASpec);
 

@@ -113,6 +113,11 @@ StatusOr<std::vector<v1::Attempt>> WriteBehindStore::LoadAttempts(const std::str
   return Read([&] { return inner_->LoadAttempts(sweep); });
 }
 
+Status WriteBehindStore::ForEachAttempt(const std::string& sweep,
+                                        const std::function<Status(const v1::Attempt&)>& visit) {
+  return Read([&] { return inner_->ForEachAttempt(sweep, visit); });
+}
+
 StatusOr<int64_t> WriteBehindStore::CountAttempts(const std::string& sweep) {
   return Read([&] { return inner_->CountAttempts(sweep); });
 }

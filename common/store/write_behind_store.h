@@ -20,9 +20,11 @@
 // caller sees the store refusing writes as before (the scheduler stops granting leases and probes).
 // Every write reports success optimistically: PutAttempt(s) say "newly stored" for every attempt.
 //
-// Reads (GetSpec, ListSweeps, LoadConfigs, LoadAttempts, CountAttempts, ReadEvents), PutSpec and
-// Flush first wait until everything accepted is durable (Drain), so a reader sees its own writes;
-// when the store keeps failing they return its error after `drain_timeout_seconds`.
+// Reads (GetSpec, ListSweeps, LoadConfigs, LoadAttempts, ForEachAttempt, CountAttempts,
+// ReadEvents), PutSpec and Flush first wait until everything accepted is durable (Drain), so a
+// reader sees its own writes; when the store keeps failing they return its error after
+// `drain_timeout_seconds`. ForEachAttempt holds the inner store for the whole visit (the writer
+// waits).
 //
 // Ownership: borrows `inner` (must outlive this object); owns the writer thread. The destructor
 // drains (at most `drain_timeout_seconds`, and not at all while the store refuses writes; what is
@@ -68,6 +70,8 @@ class WriteBehindStore : public ResultStore {
                                           const std::vector<v1::Attempt>& attempts,
                                           const std::vector<std::string>& events) override;
   StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& sweep) override;
+  Status ForEachAttempt(const std::string& sweep,
+                        const std::function<Status(const v1::Attempt&)>& visit) override;
   StatusOr<int64_t> CountAttempts(const std::string& sweep) override;
   Status AppendEvent(const std::string& sweep, const std::string& event_json) override;
   StatusOr<std::vector<std::string>> ReadEvents(const std::string& sweep, int64_t from,

@@ -8,7 +8,7 @@ SweepResult Aggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>
                       const std::vector<v1::Attempt>& attempts, const AggregateOptions& options) {
   IncrementalAggregate aggregate(spec, records, options);
   for (const auto& a : attempts) aggregate.Add(a);
-  return aggregate.Result();
+  return aggregate.TakeResult();
 }
 
 }  // namespace fleetsweep

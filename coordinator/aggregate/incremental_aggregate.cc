@@ -258,8 +258,8 @@ void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, boo
   }
 }
 
-ConfigResult IncrementalAggregate::Materialize(const Entry& e) const {
-  ConfigResult c = e.base;
+ConfigResult IncrementalAggregate::Materialize(Entry& e, bool take) const {
+  ConfigResult c = take ? std::move(e.base) : e.base;
   if (e.any_failure) {
     c.failure_class = e.attempt_failure_class;
     c.failure_detail = e.attempt_failure_detail;
@@ -268,7 +268,7 @@ ConfigResult IncrementalAggregate::Materialize(const Entry& e) const {
     c.failure_class = e.record_failure_class;
     c.failure_detail = e.record_failure_detail;
   }
-  c.metrics = e.metrics;
+  c.metrics = take ? std::move(e.metrics) : e.metrics;
   c.raw_primary = e.raw_primary;
   c.primary = e.primary;
   c.violates_bound = e.violates_bound;
@@ -276,7 +276,11 @@ ConfigResult IncrementalAggregate::Materialize(const Entry& e) const {
   return c;
 }
 
-SweepResult IncrementalAggregate::Result() {
+SweepResult IncrementalAggregate::Result() { return Compute(false); }
+
+SweepResult IncrementalAggregate::TakeResult() { return Compute(true); }
+
+SweepResult IncrementalAggregate::Compute(bool take) {
   const AggregateOptions& options = options_;
   auto cancelled = [&] { return options.cancel != nullptr && options.cancel->load(); };
   const uint64_t seed = options.seed;
@@ -340,8 +344,8 @@ SweepResult IncrementalAggregate::Result() {
     return out;
   }
   for (Entry& e : entries_) {
-    out.configs.push_back(Materialize(e));
-    unranked_log_medians.push_back(e.log_medians);
+    out.configs.push_back(Materialize(e, take));
+    unranked_log_medians.push_back(take ? std::move(e.log_medians) : e.log_medians);
     const ConfigResult& c = out.configs.back();
     if (c.fingerprints.size() > 1) {
       out.warnings.push_back("configuration " + c.key + " reported " +
@@ -377,6 +381,8 @@ SweepResult IncrementalAggregate::Result() {
   std::vector<std::vector<double>> log_medians;
   {
     std::vector<ConfigResult> ranked;
+    ranked.reserve(order.size());
+    log_medians.reserve(order.size());
     for (size_t i : order) {
       ranked.push_back(std::move(out.configs[i]));
       log_medians.push_back(std::move(unranked_log_medians[i]));

@@ -59,6 +59,10 @@ class IncrementalAggregate {
   // The aggregate of everything added (node effects and the warm-state audit read every attempt
   // added, from the compact log Add keeps: the caller keeps no attempt).
   SweepResult Result();
+  // As Result, but each configuration's summary is moved out instead of copied (a final
+  // aggregate of a million configurations holds them once, not twice): afterwards this object
+  // may only be destroyed.
+  SweepResult TakeResult();
 
   // Configurations whose summaries the next Result recomputes (without a node-effect change).
   int64_t dirty() const { return dirty_count_; }
@@ -85,7 +89,9 @@ class IncrementalAggregate {
   };
   void Refresh(Entry* e, bool summaries, bool corrected, bool applied,
                const std::vector<double>& divisors);
-  ConfigResult Materialize(const Entry& e) const;
+  // The configuration's result; `take` moves out of `e` what it would copy.
+  ConfigResult Materialize(Entry& e, bool take) const;
+  SweepResult Compute(bool take);
 
   const SweepSpec& spec_;
   AggregateOptions options_;

@@ -168,7 +168,8 @@ std::vector<size_t> ListedConfigs(const SweepResult& r, const ResultsOptions& op
   if (summarise) {
     if (r.winner >= 0) named[r.winner] = true;
     // The tied set in full only up to `top` of its members (rank order; the "tied" array names
-    // all): with one execution per configuration most of a large sweep can be "tied".
+    // the same ones, "tied_total" counts all, results.csv marks all): with one execution per
+    // configuration most of a large sweep can be "tied".
     std::vector<int> tied(r.tied.begin(), r.tied.end());
     std::sort(tied.begin(), tied.end());
     for (size_t k = 0; k < tied.size() && k < std::max<size_t>(top, 1); ++k) named[tied[k]] = true;
@@ -225,9 +226,19 @@ nlohmann::json ResultsToJson(const SweepResult& r, const ResultsOptions& options
   } else {
     j["winner"] = nullptr;
   }
+  // Summarised: only the tied members that are listed (the best `top`), in rank order.
+  std::vector<int> tied_named(r.tied.begin(), r.tied.end());
+  if (listed.size() < r.configs.size()) {
+    std::sort(tied_named.begin(), tied_named.end());
+    tied_named.resize(
+        std::min(tied_named.size(), static_cast<size_t>(std::max<int64_t>(1, options.top))));
+  }
   nlohmann::json tied = nlohmann::json::array();
-  for (int i : r.tied) tied.push_back({{"key", r.configs[i].key}, {"params", r.configs[i].params}});
+  for (int i : tied_named) {
+    tied.push_back({{"key", r.configs[i].key}, {"params", r.configs[i].params}});
+  }
   j["tied"] = tied;
+  j["tied_total"] = r.tied.size();
   j["winner_rule"] = r.winner_rule;
   if (r.winner_test.done) {
     const WinnerTest& t = r.winner_test;

@@ -32,7 +32,9 @@ std::string ResultsToCsv(const SweepResult& r) {
   o << "rank,key,status";
   for (const auto& n : names) o << "," << CsvEscape(n);
   o << ",n,samples,median,mad,ci_low,ci_high,attempts,failed_attempts,failure_class,"
-       "fingerprints\n";
+       "fingerprints,tied\n";
+  std::vector<bool> tied(r.configs.size(), false);
+  for (int i : r.tied) tied[static_cast<size_t>(i)] = true;
   for (size_t i = 0; i < r.configs.size(); ++i) {
     const ConfigResult& c = r.configs[i];
     o << i + 1 << "," << c.key << "," << Name(c.status);
@@ -44,7 +46,8 @@ std::string ResultsToCsv(const SweepResult& r) {
     for (const auto& f : c.fingerprints) fps += (fps.empty() ? "" : " ") + f;
     o << "," << c.primary.n << "," << c.primary.samples << "," << c.primary.median << ","
       << c.primary.mad << "," << c.primary.ci_low << "," << c.primary.ci_high << "," << c.attempts
-      << "," << c.failed_attempts << "," << c.failure_class << "," << fps << "\n";
+      << "," << c.failed_attempts << "," << c.failure_class << "," << fps << ","
+      << (tied[i] ? "1" : "") << "\n";
   }
   return o.str();
 }

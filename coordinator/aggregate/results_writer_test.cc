@@ -107,8 +107,23 @@ TEST_F(ResultsDir, AboveTheLimitListsTheTopAndCsvHasAll) {
     listed.insert(c["key"].get<std::string>());
   }
   EXPECT_EQ(tied_keys, (std::set<std::string>{"k1", "k2", "k3"}));
-  EXPECT_EQ(j["tied"].size(), 3u);  // the tied set is still named in full
+  // The tied array names the listed members only; tied_total and the CSV's column count all.
+  ASSERT_EQ(j["tied"].size(), 2u);
+  EXPECT_EQ(j["tied"][0]["key"], r.configs[0].key);  // rank order
+  EXPECT_EQ(j["tied"][1]["key"], r.configs[1].key);
+  EXPECT_EQ(j["tied_total"], 3);
   EXPECT_EQ(CsvRows(), 12);
+  std::istringstream csv(ReadFile(dir_ / "results.csv"));
+  std::string line;
+  std::getline(csv, line);
+  EXPECT_EQ(line.substr(line.rfind(',') + 1), "tied");
+  std::set<std::string> csv_tied;
+  while (std::getline(csv, line)) {
+    if (line.substr(line.rfind(',') + 1) != "1") continue;
+    const size_t a = line.find(',') + 1;
+    csv_tied.insert(line.substr(a, line.find(',', a) - a));
+  }
+  EXPECT_EQ(csv_tied, tied_keys);
 }
 
 TEST_F(ResultsDir, AWinnerBeyondTheTopIsListed) {

@@ -9,7 +9,6 @@
 #include <optional>
 #include <random>
 #include <thread>
-#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -19,6 +18,7 @@
 #include "common/store/store.h"
 #include "common/store/write_behind_store.h"
 #include "coordinator/aggregate/aggregator.h"
+#include "coordinator/aggregate/incremental_aggregate.h"
 #include "coordinator/aggregate/results_writer.h"
 #include "coordinator/app/live_audits.h"
 #include "coordinator/app/progress_line.h"
@@ -259,17 +259,36 @@ RunOutcome SweepRunner::Finish() {
     mark = now;
   };
   // Aggregate from the store: the durable record is the truth (read through the write-behind
-  // store: every accepted write is durable first).
+  // store: every accepted write is durable first). The attempts are streamed into the aggregate
+  // one by one, never all held (issue 16: a million-configuration sweep stopped by SIGINT).
   auto records = st.write_behind->LoadConfigs(st.spec.name);
-  auto attempts = st.write_behind->LoadAttempts(st.spec.name);
-  if (!records.ok() || !attempts.ok()) {
+  if (!records.ok()) {
     return RunOutcome::Fail(ExitCode::kStartOrIoFailure,
-                            "cannot read results back: " +
-                                (!records.ok() ? records.status() : attempts.status()).message());
+                            "cannot read results back: " + records.status().message());
   }
-  (void)st.write_behind->Flush();
+  AggregateOptions aggregate_options;
+  aggregate_options.seed = st.scheduler_options.seed;
+  aggregate_options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // The store holds records only for configurations that were counted or changed state, so an
+  // interrupted sweep aggregates (and bootstraps) only those; the rest never ran.
+  IncrementalAggregate aggregate(st.spec, *records, aggregate_options);
+  const size_t record_count = records->size();
+  records = std::vector<v1::ConfigRecord>{};  // the aggregate holds what it needs
   const auto& counted = st.scheduler->CountedAttemptIds();
-  Status complete = CheckAttemptsComplete(*attempts, counted);
+  size_t counted_found = 0;  // attempt ids are unique, so each counted one is found at most once
+  Status read = st.write_behind->ForEachAttempt(st.spec.name, [&](const v1::Attempt& a) {
+    counted_found += counted.count(a.attempt_id());
+    aggregate.Add(a);
+    return Status::Ok();
+  });
+  (void)st.write_behind->Flush();
+  Status complete =
+      read.ok() ? read : Status(read.code(), "cannot read results back: " + read.message());
+  if (complete.ok() && counted_found != counted.size()) {
+    // Some counted attempt is missing: the exact check names one (a rare path: load them all).
+    auto attempts = st.write_behind->LoadAttempts(st.spec.name);
+    complete = attempts.ok() ? CheckAttemptsComplete(*attempts, counted) : attempts.status();
+  }
   if (complete.ok()) {
     complete =
         CheckStoreIntact(st.write_behind.get(), st.spec, static_cast<int64_t>(counted.size()));
@@ -281,12 +300,7 @@ RunOutcome SweepRunner::Finish() {
                                                                      : ExitCode::kStartOrIoFailure,
                             complete.message());
   }
-  AggregateOptions aggregate_options;
-  aggregate_options.seed = st.scheduler_options.seed;
-  aggregate_options.threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  // The store holds records only for configurations that were counted or changed state, so an
-  // interrupted sweep aggregates (and bootstraps) only those; the rest never ran.
-  SweepResult result = Aggregate(st.spec, *records, *attempts, aggregate_options);
+  SweepResult result = aggregate.TakeResult();
   result.interrupted = !st.scheduler->Finished();
   result.space_configurations = st.scheduler->configs().size();
   phase("aggregate");
@@ -302,9 +316,11 @@ RunOutcome SweepRunner::Finish() {
       out_ << "report: not written for an interrupted sweep (`fleetsweep report " << o.out_dir
            << "` writes it)\n";
     } else {
+      // The report plots every execution: it needs the attempts (read once more, here only).
+      auto attempts = st.write_behind->LoadAttempts(st.spec.name);
       ReportOptions report_options;
-      report_options.attempts = &*attempts;  // the store is still locked by this process
-      Status rep = WriteReport(o.out_dir, report_options);
+      if (attempts.ok()) report_options.attempts = &*attempts;  // the store is locked by us
+      Status rep = attempts.ok() ? WriteReport(o.out_dir, report_options) : attempts.status();
       if (rep.ok()) {
         out_ << "report: " << o.out_dir << "/report.html\n";
       } else {
@@ -313,11 +329,10 @@ RunOutcome SweepRunner::Finish() {
     }
     phase("report");
   }
-  spdlog::info("finish ({} configurations aggregated): {}", records->size(), phases);
+  spdlog::info("finish ({} configurations aggregated): {}", record_count, phases);
   RunOutcome outcome = JudgeResult(result, st.scheduler->Finished());
   if (!o.free_at_exit) {  // intentionally leaked: the process is about to exit
-    new std::tuple<decltype(records), decltype(attempts), SweepResult>(
-        std::move(records), std::move(attempts), std::move(result));
+    new SweepResult(std::move(result));
   }
   return outcome;
 }

@@ -45,6 +45,10 @@ class TimedStore : public ForwardingStore {
   StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& s) override {
     return Time("load_attempts", [&] { return inner()->LoadAttempts(s); });
   }
+  Status ForEachAttempt(const std::string& s,
+                        const std::function<Status(const v1::Attempt&)>& visit) override {
+    return Time("load_attempts", [&] { return inner()->ForEachAttempt(s, visit); });
+  }
   StatusOr<int64_t> CountAttempts(const std::string& s) override {
     return Time("count_attempts", [&] { return inner()->CountAttempts(s); });
   }
