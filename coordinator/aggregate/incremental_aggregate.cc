@@ -343,7 +343,11 @@ SweepResult IncrementalAggregate::Compute(bool take) {
     have_divisors_ = false;
     return out;
   }
-  for (Entry& e : entries_) {
+  // Taking: each entry is dropped once its result is out, so the entries and the results are
+  // not both held in full.
+  const size_t entry_count = entries_.size();
+  for (size_t k = 0; k < entry_count; ++k) {
+    Entry& e = take ? entries_.front() : entries_[k];
     out.configs.push_back(Materialize(e, take));
     unranked_log_medians.push_back(take ? std::move(e.log_medians) : e.log_medians);
     const ConfigResult& c = out.configs.back();
@@ -359,6 +363,7 @@ SweepResult IncrementalAggregate::Compute(bool take) {
     } else {
       ++out.unfinished;
     }
+    if (take) entries_.pop_front();
   }
   dirty_count_ = 0;
   have_divisors_ = true;
@@ -378,16 +383,23 @@ SweepResult IncrementalAggregate::Compute(bool take) {
     if (!rankable(a)) return a.key < b.key;
     return minimize ? a.primary.median < b.primary.median : a.primary.median > b.primary.median;
   });
-  std::vector<std::vector<double>> log_medians;
-  {
-    std::vector<ConfigResult> ranked;
-    ranked.reserve(order.size());
-    log_medians.reserve(order.size());
-    for (size_t i : order) {
-      ranked.push_back(std::move(out.configs[i]));
-      log_medians.push_back(std::move(unranked_log_medians[i]));
+  // Put into rank order in place (rank k takes order[k]), cycle by cycle: no second copy.
+  std::vector<std::vector<double>> log_medians = std::move(unranked_log_medians);
+  for (size_t start = 0; start < order.size(); ++start) {
+    if (order[start] == start) continue;
+    size_t k = start;
+    ConfigResult held = std::move(out.configs[start]);
+    std::vector<double> held_medians = std::move(log_medians[start]);
+    while (order[k] != start) {
+      const size_t from = order[k];
+      out.configs[k] = std::move(out.configs[from]);
+      log_medians[k] = std::move(log_medians[from]);
+      order[k] = k;
+      k = from;
     }
-    out.configs = std::move(ranked);
+    out.configs[k] = std::move(held);
+    log_medians[k] = std::move(held_medians);
+    order[k] = k;
   }
   size_t n_ranked = 0;
   while (n_ranked < out.configs.size() && rankable(out.configs[n_ranked])) ++n_ranked;

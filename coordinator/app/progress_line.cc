@@ -127,7 +127,7 @@ void ProgressLine::Update(const Scheduler& s, double now, bool force) {
     const ConfigState& c = s.configs().Get(b);  // held: it has samples
     char bb[400];
     std::snprintf(bb, sizeof bb, "%.4g %s (%s)", c.median, s.spec().primary_metric().unit.c_str(),
-                  ConfigToString(c.params).c_str());
+                  ConfigToString(s.configs().Params(b)).c_str());
     best = bb;
   }
   char text[900];

@@ -48,10 +48,10 @@ int ConfigTable::Find(const std::string& key) const {
 ConfigState& ConfigTable::at(int index) {
   int32_t& slot = slot_[static_cast<size_t>(index)];
   if (slot >= 0) return held_[static_cast<size_t>(slot)];
+  // Params are not copied in: Params() and Record() decode them from the space (issue 16: a
+  // held configuration of a million-configuration sweep costs its state, not its parameters).
   ConfigState s;
-  s.params = space_->ParamsAt(index);
-  s.record.set_config_key(ConfigHash(s.params));
-  for (const auto& [name, value] : s.params) (*s.record.mutable_params())[name] = value.ToString();
+  s.record.set_config_key(space_->KeyAt(index));
   s.record.set_state(v1::CONFIG_STATE_PENDING);
   s.record.set_seq(index);
   index_by_key_[s.record.config_key()] = index;
@@ -67,7 +67,7 @@ const ConfigState& ConfigTable::Get(int index) const {
 }
 
 Config ConfigTable::Params(int index) const {
-  return Held(index) ? Get(index).params : space_->ParamsAt(index);
+  return space_ != nullptr ? space_->ParamsAt(index) : Get(index).params;
 }
 
 std::string ConfigTable::Key(int index) const {
@@ -75,13 +75,18 @@ std::string ConfigTable::Key(int index) const {
 }
 
 v1::ConfigRecord ConfigTable::Record(int index) const {
-  if (Held(index)) return Get(index).record;
   v1::ConfigRecord r;
-  const Config params = space_->ParamsAt(index);
-  r.set_config_key(ConfigHash(params));
-  for (const auto& [name, value] : params) (*r.mutable_params())[name] = value.ToString();
-  r.set_state(v1::CONFIG_STATE_PENDING);
-  r.set_seq(index);
+  if (Held(index)) {
+    r = Get(index).record;
+    if (space_ == nullptr || !r.params().empty()) return r;  // a resumed record has its params
+  } else {
+    r.set_config_key(space_->KeyAt(index));
+    r.set_state(v1::CONFIG_STATE_PENDING);
+    r.set_seq(index);
+  }
+  for (const auto& [name, value] : space_->ParamsAt(index)) {
+    (*r.mutable_params())[name] = value.ToString();
+  }
   return r;
 }
 

@@ -30,6 +30,8 @@ namespace fleetsweep {
 
 // One configuration's live state.
 struct ConfigState {
+  // Set for a configuration held in full (Add); empty for one held from a space (AddSpace), in
+  // `record` too: ConfigTable::Params and ConfigTable::Record give them for both.
   Config params;
   v1::ConfigRecord record;
   int ok_attempts = 0;

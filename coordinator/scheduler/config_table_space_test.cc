@@ -91,10 +91,12 @@ TEST_F(SpaceTable, TheFirstTouchCreatesTheConfigurationAndItsFirstCountIsAChange
   EXPECT_EQ(t.held(), 1);
   EXPECT_EQ(t.Find(key7), 7);
   const ConfigState& c = t.Get(7);
-  EXPECT_EQ(c.params, index_->ParamsAt(7));
+  EXPECT_TRUE(c.params.empty()) << "a held configuration's params are decoded, not kept";
+  EXPECT_EQ(t.Params(7), index_->ParamsAt(7));
   EXPECT_EQ(c.record.config_key(), key7);
   EXPECT_EQ(c.record.seq(), 7u);
-  EXPECT_EQ(c.record.params().at("A"), index_->ParamsAt(7).at("A").ToString());
+  EXPECT_EQ(t.Record(7).params().at("A"), index_->ParamsAt(7).at("A").ToString());
+  EXPECT_EQ(t.Record(7).state(), v1::CONFIG_STATE_LEASED);
   EXPECT_EQ(c.record.state(), v1::CONFIG_STATE_LEASED);
   EXPECT_TRUE(t.TakeChanged().empty());
   t.LeaseEnded(7);

@@ -136,7 +136,7 @@ void Scheduler::Reevaluate(int index) {
   const ConfigState& c = configs_.Get(index);
   if (c.record.state() == v1::CONFIG_STATE_INFEASIBLE) {
     spdlog::warn("configuration {} ({}) is infeasible: {} failures, last {}: {}",
-                 c.record.config_key(), ConfigToString(c.params), c.record.failures(),
+                 c.record.config_key(), ConfigToString(configs_.Params(index)), c.record.failures(),
                  FailureClassText(c.record.last_failure()), c.record.last_failure_detail());
   }
   PersistChanged();

@@ -76,7 +76,7 @@ v1::Lease Scheduler::MakeLease(int index, const std::string& worker_id, bool ref
                                double now) {
   v1::Lease lease;
   // A leased configuration is held from now on (ConfigTable::at creates it from the space).
-  const Config& params = index >= 0 ? configs_.at(index).params : *dispatcher_.reference();
+  const Config params = index >= 0 ? configs_.Params(index) : *dispatcher_.reference();
   const std::string key =
       index >= 0 ? configs_.at(index).record.config_key() : dispatcher_.reference_key();
   lease.set_lease_id(LeaseTable::NewId(key, options_.epoch, reference));

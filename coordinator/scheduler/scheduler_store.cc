@@ -14,7 +14,7 @@ Status Scheduler::PersistConfig(int index) {
     dirty_configs_.insert(index);  // written by EndBatch, after the batch's attempts
     return Status::Ok();
   }
-  Status s = store_->PutConfigs(spec_.name, {configs_.at(index).record});
+  Status s = store_->PutConfigs(spec_.name, {configs_.Record(index)});
   NoteStoreWrite(s);
   return s;
 }
@@ -32,7 +32,7 @@ Status Scheduler::EndBatch() {
   batching_ = false;
   if (dirty_configs_.empty()) return Status::Ok();
   std::vector<v1::ConfigRecord> records;
-  for (int i : dirty_configs_) records.push_back(configs_.at(i).record);
+  for (int i : dirty_configs_) records.push_back(configs_.Record(i));
   dirty_configs_.clear();
   Status s = store_->PutConfigs(spec_.name, records);
   NoteStoreWrite(s);
@@ -70,7 +70,7 @@ void Scheduler::ProbeStore(double now) {
   if (store_failing_since_ < 0) store_failing_since_ = now;
   if (now < next_store_probe_ || configs_.size() == 0) return;
   // A real write of an unchanged record: succeeds only when the store takes writes again.
-  NoteStoreWrite(store_->PutConfigs(spec_.name, {configs_.at(0).record}));
+  NoteStoreWrite(store_->PutConfigs(spec_.name, {configs_.Record(0)}));
 }
 
 double Scheduler::StoreFailingSeconds(double now) const {
