@@ -114,6 +114,7 @@ search: {{strategy: {args.strategy}, budget: {args.budget}, seed: {args.seed}}}
         if first is not None and time.time() - t0 >= first + args.run_s:
             break
         time.sleep(0.01)
+    at_sigint = rss_mib(proc.pid)[0]  # what the run holds; the rest of the peak is Finish's
     t_int = time.time()
     proc.send_signal(signal.SIGINT)
     try:
@@ -139,6 +140,7 @@ search: {{strategy: {args.strategy}, budget: {args.budget}, seed: {args.seed}}}
     print("| first execution after start | %s |" % ("%.2f s" % first if first is not None else "none"))
     print("| executions before SIGINT (%.0f s of running) | %d |" % (args.run_s, executions))
     print("| peak RSS of `fleetsweep run` (with its workers) | %.0f MiB (%.0f MiB) |" % (peak[0], peak[1]))
+    print("| RSS of `fleetsweep run` when SIGINT was sent | %.0f MiB |" % at_sigint)
     print("| SIGINT to exit | %.2f s (exit %s) |" % (stop_s, rc))
     for name in sorted(sizes):
         print("| out/%s | %.1f MB |" % (name, sizes[name] / 1e6))

@@ -28,6 +28,47 @@ std::string Join(const std::set<std::string>& s) {
 
 }  // namespace
 
+namespace {
+
+// Unordered pairs among n.
+int64_t Pairs(int64_t n) { return n * (n - 1) / 2; }
+
+// Pairs of `members` whose values of `p` differ: all pairs less those within one value.
+int64_t PairsWithDifferentValues(const std::vector<const ConfigResult*>& members,
+                                 const std::string& p) {
+  std::map<std::string, int64_t> by_value;
+  for (const ConfigResult* c : members) ++by_value[c->params.at(p)];
+  int64_t same = 0;
+  for (const auto& [value, n] : by_value) same += Pairs(n);
+  return Pairs(static_cast<int64_t>(members.size())) - same;
+}
+
+std::string PairExample(const std::string& p, const ConfigResult& a, const ConfigResult& b) {
+  return p + "=" + a.params.at(p) + " -> " + Join(a.fingerprints) + " vs " + p + "=" +
+         b.params.at(p) + " -> " + Join(b.fingerprints) + " (" + a.key + " vs " + b.key + ")";
+}
+
+// The first pair (in member order) with different values of `p` whose fingerprint sets are
+// equal (`same`) or differ; "" when there is none.
+std::string FirstExample(const std::vector<const ConfigResult*>& members, const std::string& p,
+                         bool same) {
+  for (size_t i = 0; i < members.size(); ++i) {
+    for (size_t j = i + 1; j < members.size(); ++j) {
+      const ConfigResult& a = *members[i];
+      const ConfigResult& b = *members[j];
+      if (a.params.at(p) == b.params.at(p)) continue;
+      if ((a.fingerprints == b.fingerprints) == same) return PairExample(p, a, b);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+// Pairs are counted, not enumerated (a block of a large grid holds every level of `p`: 100
+// levels are 4,950 pairs, and a 1,000,000-configuration sweep has 10,000 such blocks per
+// parameter): pairs with fingerprints on both sides and different values, less those whose
+// fingerprint sets are equal. Only the first example of each kind is searched pair by pair.
 std::vector<InjectionVerdict> AuditInjection(const std::vector<ConfigResult>& configs,
                                              const std::vector<std::string>& params) {
   std::vector<InjectionVerdict> out;
@@ -41,27 +82,22 @@ std::vector<InjectionVerdict> AuditInjection(const std::vector<ConfigResult>& co
     }
     std::string same_example, diff_example;
     for (const auto& [key, members] : blocks) {
-      for (size_t i = 0; i < members.size(); ++i) {
-        for (size_t j = i + 1; j < members.size(); ++j) {
-          const ConfigResult& a = *members[i];
-          const ConfigResult& b = *members[j];
-          if (a.params.at(p) == b.params.at(p)) continue;
-          if (a.fingerprints.empty() || b.fingerprints.empty()) {
-            ++v.pairs_without_fingerprint;
-            continue;
-          }
-          ++v.pairs;
-          const std::string ex = p + "=" + a.params.at(p) + " -> " + Join(a.fingerprints) + " vs " +
-                                 p + "=" + b.params.at(p) + " -> " + Join(b.fingerprints) + " (" +
-                                 a.key + " vs " + b.key + ")";
-          if (a.fingerprints != b.fingerprints) {
-            ++v.differing_pairs;
-            if (diff_example.empty()) diff_example = ex;
-          } else if (same_example.empty()) {
-            same_example = ex;
-          }
-        }
+      std::vector<const ConfigResult*> with_fp;
+      std::map<std::string, std::vector<const ConfigResult*>> by_fingerprints;
+      for (const ConfigResult* c : members) {
+        if (c->fingerprints.empty()) continue;
+        with_fp.push_back(c);
+        by_fingerprints[Join(c->fingerprints)].push_back(c);
       }
+      const int64_t pairs = PairsWithDifferentValues(with_fp, p);
+      int64_t same_fp = 0;
+      for (const auto& [fps, group] : by_fingerprints)
+        same_fp += PairsWithDifferentValues(group, p);
+      v.pairs_without_fingerprint += static_cast<int>(PairsWithDifferentValues(members, p) - pairs);
+      v.pairs += static_cast<int>(pairs);
+      v.differing_pairs += static_cast<int>(pairs - same_fp);
+      if (diff_example.empty() && pairs > same_fp) diff_example = FirstExample(with_fp, p, false);
+      if (same_example.empty() && same_fp > 0) same_example = FirstExample(with_fp, p, true);
     }
     if (v.differing_pairs > 0) {
       v.verdict = Injection::kInjected;

@@ -4,6 +4,8 @@
 
 #include <cmath>
 #include <map>
+#include <random>
+#include <set>
 
 namespace fleetsweep {
 namespace {
@@ -68,6 +70,76 @@ TEST(AuditInjection, InfeasiblePartnersLeaveAParameterUntested) {
   std::vector<ConfigResult> cs = {Cfg({{"A", "1"}}, {"k"}),
                                   Cfg({{"A", "2"}}, {}, 0, ConfigOutcome::kInfeasible)};
   EXPECT_EQ(AuditInjection(cs, {"A"})[0].verdict, Injection::kUntested);
+}
+
+// The counting audit equals enumerating every pair (the rule as first written): random sweeps with
+// repeated levels, missing fingerprints, multi-fingerprint sets and configurations without ok
+// attempts; counts, verdicts and examples all equal.
+TEST(AuditInjection, CountsAndExamplesEqualEnumeratingEveryPair) {
+  auto enumerate = [](const std::vector<ConfigResult>& configs, const std::string& p) {
+    InjectionVerdict v;
+    std::map<std::string, std::vector<const ConfigResult*>> blocks;
+    for (const auto& c : configs) {
+      if (c.ok_attempts == 0 || !c.params.count(p)) continue;
+      std::string others;
+      for (const auto& [name, value] : c.params) {
+        if (name != p) others += name + "=" + value + "\x1f";
+      }
+      blocks[others].push_back(&c);
+    }
+    std::string same_example, diff_example;
+    for (const auto& [key, members] : blocks) {
+      for (size_t i = 0; i < members.size(); ++i) {
+        for (size_t j = i + 1; j < members.size(); ++j) {
+          const ConfigResult& a = *members[i];
+          const ConfigResult& b = *members[j];
+          if (a.params.at(p) == b.params.at(p)) continue;
+          if (a.fingerprints.empty() || b.fingerprints.empty()) {
+            ++v.pairs_without_fingerprint;
+            continue;
+          }
+          ++v.pairs;
+          std::string ex = a.key + "|" + b.key;
+          if (a.fingerprints != b.fingerprints) {
+            ++v.differing_pairs;
+            if (diff_example.empty()) diff_example = ex;
+          } else if (same_example.empty()) {
+            same_example = ex;
+          }
+        }
+      }
+    }
+    v.example = v.differing_pairs > 0 ? diff_example : v.pairs > 0 ? same_example : "";
+    return v;
+  };
+  std::mt19937 rng(20261204);
+  for (int sweep = 0; sweep < 200; ++sweep) {
+    std::vector<ConfigResult> cs;
+    const int n = 1 + static_cast<int>(rng() % 40);
+    for (int i = 0; i < n; ++i) {
+      std::set<std::string> fps;
+      const int kinds = static_cast<int>(rng() % 4);  // 0: none; else up to 2 of 3 kernels
+      for (int k = 0; k < std::min(kinds, 2); ++k) fps.insert("f" + std::to_string(rng() % 3));
+      ConfigResult c =
+          Cfg({{"A", std::to_string(rng() % 4)}, {"B", std::to_string(rng() % 2)}}, fps, 10,
+              rng() % 8 == 0 ? ConfigOutcome::kInfeasible : ConfigOutcome::kDone);
+      c.key += "#" + std::to_string(i);
+      cs.push_back(std::move(c));
+    }
+    const auto got = AuditInjection(cs, {"A", "B"});
+    ASSERT_EQ(got.size(), 2u);
+    for (const auto& v : got) {
+      const InjectionVerdict want = enumerate(cs, v.param);
+      ASSERT_EQ(v.pairs, want.pairs) << "sweep " << sweep << " " << v.param;
+      ASSERT_EQ(v.differing_pairs, want.differing_pairs) << "sweep " << sweep << " " << v.param;
+      ASSERT_EQ(v.pairs_without_fingerprint, want.pairs_without_fingerprint) << "sweep " << sweep;
+      if (want.example.empty()) continue;
+      const size_t bar = want.example.find('|');
+      const std::string a = want.example.substr(0, bar), b = want.example.substr(bar + 1);
+      ASSERT_NE(v.example.find("(" + a + " vs " + b + ")"), std::string::npos)
+          << "sweep " << sweep << ": " << v.example << " wanted " << want.example;
+    }
+  }
 }
 
 TEST(InfeasibleRegions, GroupsByValueWholeRegionFirst) {
