@@ -59,9 +59,12 @@ bool AtLeast(double s, double observed) { return s >= observed - 1e-12 * std::fa
 
 StatusOr<BlockPermutationResult> BlockPermutationTest(
     const std::vector<std::vector<std::pair<int, double>>>& input, int levels, int resamples,
-    uint64_t seed, double exact_limit) {
+    uint64_t seed, double exact_limit, int stop_after_hits) {
   if (levels < 2) return Status::InvalidArgument("BlockPermutationTest: need at least 2 levels");
   if (resamples < 1) return Status::InvalidArgument("BlockPermutationTest: resamples must be >= 1");
+  if (stop_after_hits < 0) {
+    return Status::InvalidArgument("BlockPermutationTest: stop_after_hits must be >= 0");
+  }
   std::vector<Block> blocks;
   std::vector<double> counts(static_cast<size_t>(levels), 0.0);
   double log_total = 0;
@@ -159,6 +162,13 @@ StatusOr<BlockPermutationResult> BlockPermutationTest(
       }
     });
     if (AtLeast(Statistic(flat, counts, &sums), r.statistic)) ++hits;
+    if (stop_after_hits > 0 && hits >= stop_after_hits && i + 1 < resamples) {
+      r.resamples = i + 1;
+      r.stopped_early = true;
+      r.p_value = static_cast<double>(hits) / (i + 1);  // Besag-Clifford: h / L
+      r.min_p = 1.0 / (1.0 + resamples);
+      return r;
+    }
   }
   r.resamples = resamples;
   r.p_value = (1.0 + hits) / (1.0 + resamples);

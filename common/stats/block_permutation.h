@@ -19,6 +19,13 @@
 // 1 / (1 + resamples)): when it exceeds the test level the data cannot show an effect and the
 // caller must say "inconclusive", never "no effect".
 //
+// Sequential Monte Carlo (Besag and Clifford 1991, "Sequential Monte Carlo p-values",
+// Biometrika 78(2)): with `stop_after_hits` = h > 0 the re-dealing stops as soon as h of them
+// reach the observed statistic; stopped after L re-dealings, p = h / L, otherwise (all
+// `resamples` done) p is as above. The p-value stays valid (P(p <= u) <= u under the null), and a
+// parameter that does nothing costs about h / p re-dealings instead of `resamples` (h = 20 and
+// p ~ 0.5: ~40 instead of 500). `min_p` is unchanged (what the full run could reach).
+//
 // scripts/gen_stats_vectors.py enumerates the same arrangements with itertools and replays the
 // Monte Carlo stream (tests/data/stats/vectors.json).
 //
@@ -33,20 +40,25 @@
 
 namespace fleetsweep::stats {
 
+// Above this many distinct arrangements the test draws (Monte Carlo) instead of enumerating.
+inline constexpr double kBlockPermutationExactLimit = 20000;
+
 struct BlockPermutationResult {
   double statistic = 0;
   double p_value = 1;
   double min_p = 1;
   bool exact = false;
-  double arrangements = 0;  // distinct re-dealings (product of multinomials; may be huge)
-  int resamples = 0;        // Monte Carlo draws (0 when exact)
+  double arrangements = 0;     // distinct re-dealings (product of multinomials; may be huge)
+  int resamples = 0;           // Monte Carlo draws made (0 when exact)
+  bool stopped_early = false;  // sequential: stop_after_hits reached before `resamples`
 };
 
 // `blocks[b]` holds (level, value) pairs, level in [0, levels). Blocks whose observations all
 // share one level carry no information and are skipped. Errors (InvalidArgument): levels < 2, a
-// level out of range, a non-finite value, resamples < 1.
+// level out of range, a non-finite value, resamples < 1, stop_after_hits < 0.
 StatusOr<BlockPermutationResult> BlockPermutationTest(
     const std::vector<std::vector<std::pair<int, double>>>& blocks, int levels,
-    int resamples = 4000, uint64_t seed = 0, double exact_limit = 20000);
+    int resamples = 4000, uint64_t seed = 0, double exact_limit = kBlockPermutationExactLimit,
+    int stop_after_hits = 0);
 
 }  // namespace fleetsweep::stats

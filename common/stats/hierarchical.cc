@@ -283,6 +283,17 @@ StatusOr<Interval> HierarchicalBootstrapMedianCI(const std::vector<std::vector<d
     return Status::InvalidArgument("HierarchicalBootstrap: confidence must be in (0, 1), got " +
                                    std::to_string(confidence));
   }
+  if (resamples >= 1 && !executions.empty() && !executions.front().empty()) {
+    const double x = executions.front().front();
+    bool one_value = std::isfinite(x);
+    for (size_t e = 0; e < executions.size() && one_value; ++e) {
+      if (executions[e].empty()) one_value = false;
+      for (size_t i = 0; i < executions[e].size() && one_value; ++i) {
+        one_value = executions[e][i] == x;
+      }
+    }
+    if (one_value) return Interval{x, x};
+  }
   FS_ASSIGN_OR_RETURN(std::vector<double> medians,
                       HierarchicalBootstrapMedians(executions, resamples, seed));
   const double alpha = 1.0 - confidence;

@@ -167,6 +167,19 @@ TEST(HierarchicalBootstrap, ConstantPoolsEqualCopyAndSelect) {
   ASSERT_TRUE(point.ok());
   EXPECT_EQ(point->low, 4.5);
   EXPECT_EQ(point->high, 4.5);
+  // The one-value shortcut gives what resampling gives, and still refuses bad input.
+  for (const std::vector<std::vector<double>>& same :
+       {std::vector<std::vector<double>>{{2.25}}, {{-1.5, -1.5}, {-1.5}, {-1.5, -1.5}}}) {
+    auto medians = HierarchicalBootstrapMedians(same, 300, 7);
+    ASSERT_TRUE(medians.ok());
+    const auto ci = HierarchicalBootstrapMedianCI(same, 0.95, 300, 7);
+    ASSERT_TRUE(ci.ok());
+    EXPECT_EQ(ci->low, QuantileInPlace(&*medians, 0.025));
+    EXPECT_EQ(ci->high, QuantileInPlace(&*medians, 0.975));
+  }
+  EXPECT_FALSE(HierarchicalBootstrapMedianCI({{1.0}, {1.0}}, 1.5).ok());
+  EXPECT_FALSE(HierarchicalBootstrapMedianCI({{1.0}, {1.0}}, 0.95, 0).ok());
+  EXPECT_FALSE(HierarchicalBootstrapMedianCI({{1.0}, {}}).ok());
 }
 
 TEST(HierarchicalBootstrap, RejectsBadInput) {
@@ -290,6 +303,50 @@ TEST(BlockPermutation, HoldsLevelUnderNull) {
     rejections += r->p_value <= 0.05;
   }
   EXPECT_LE(rejections, trials * 8 / 100);
+}
+
+// Sequential Monte Carlo (Besag-Clifford, stop after 20 hits): the level holds under the null
+// with Monte Carlo forced (exact_limit 0), and a parameter that does nothing stops early.
+TEST(BlockPermutation, SequentialHoldsLevelUnderNullAndStopsEarly) {
+  Rng rng(5);
+  int rejections = 0;
+  int64_t draws = 0;
+  const int trials = 1000;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<std::vector<std::pair<int, double>>> blocks(3);
+    for (int b = 0; b < 3; ++b) {
+      for (int level = 0; level < 3; ++level) {
+        for (int e = 0; e < 3; ++e) blocks[b].push_back({level, b * 10.0 + 0.05 * Gauss(&rng)});
+      }
+    }
+    const auto r = BlockPermutationTest(blocks, 3, 500, 200 + t, 0, 20);
+    ASSERT_TRUE(r.ok());
+    ASSERT_FALSE(r->exact);
+    EXPECT_EQ(r->min_p, 1.0 / 501);
+    rejections += r->p_value <= 0.05;
+    draws += r->resamples;
+  }
+  // 5% of 1000 is 50 (binomial sd ~7): more than 70 would be a broken level.
+  EXPECT_LE(rejections, 70);
+  EXPECT_GE(rejections, 25) << "far below the level: the test lost its power";
+  EXPECT_LT(draws, trials * 150) << "under the null most runs stop long before 500 draws";
+}
+
+TEST(BlockPermutation, SequentialStillFindsAConsistentEffect) {
+  Rng rng(4);
+  std::vector<std::vector<std::pair<int, double>>> blocks(4);
+  for (int b = 0; b < 4; ++b) {
+    for (int level = 0; level < 2; ++level) {
+      for (int e = 0; e < 3; ++e)
+        blocks[b].push_back({level, b + 0.03 * level + 0.01 * Gauss(&rng)});
+    }
+  }
+  const auto r = BlockPermutationTest(blocks, 2, 2000, 9, kBlockPermutationExactLimit, 20);
+  ASSERT_TRUE(r.ok());
+  EXPECT_FALSE(r->stopped_early);
+  EXPECT_EQ(r->resamples, 2000);
+  EXPECT_LT(r->p_value, 0.01);
+  EXPECT_FALSE(BlockPermutationTest(blocks, 2, 2000, 9, kBlockPermutationExactLimit, -1).ok());
 }
 
 TEST(BlockPermutation, FindsAConsistentEffect) {

@@ -35,8 +35,12 @@ struct EffectOptions {
   double alpha = 0.05;       // the test's level: P(active | parameter does nothing) <= alpha
   double max_spread = 0.02;  // level effects within 2% of each other: small
   int resamples = 4000;      // Monte Carlo re-dealings when enumeration is too large
-  uint64_t seed = 1;         // mixed with the parameter's name
-  int threads = 1;           // parameters tested at once (each has its own seed: same verdicts)
+  // Sequential Monte Carlo: stop re-dealing once this many reach the observed statistic
+  // (stats::BlockPermutationTest, Besag-Clifford; valid p, a parameter that does nothing costs
+  // ~h / p re-dealings); 0 runs them all.
+  int stop_after_hits = 20;
+  uint64_t seed = 1;  // mixed with the parameter's name
+  int threads = 1;    // parameters tested at once (each has its own seed: same verdicts)
   // When set and true, parameters not yet tested are left untested (a partial result to
   // discard). Not owned.
   const std::atomic<bool>* cancel = nullptr;

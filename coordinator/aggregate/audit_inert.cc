@@ -95,7 +95,8 @@ InertVerdict AuditOne(const std::vector<ConfigResult>& configs,
   // Bounded cost for very large sweeps: about 2e7 observation visits, at least 500 re-dealings.
   const int resamples = std::max(
       500, std::min(options.resamples, static_cast<int>(2e7 / std::max(1, v.observations))));
-  auto r = stats::BlockPermutationTest(obs, v.levels, resamples, Fnv1a64(p, options.seed));
+  auto r = stats::BlockPermutationTest(obs, v.levels, resamples, Fnv1a64(p, options.seed),
+                                       stats::kBlockPermutationExactLimit, options.stop_after_hits);
   if (!r.ok()) {
     v.note = r.status().message();
     return v;

@@ -31,13 +31,17 @@ MetricSummary Summarize(const Executions& execs, uint64_t seed, int resamples) {
   }
   m.samples = static_cast<int64_t>(pooled.size());
   if (pooled.empty()) return m;
-  Executions nonempty;
-  for (const auto& e : execs) {
-    if (!e.empty()) nonempty.push_back(e);
+  Executions nonempty;  // a copy only when some execution has no value of this metric
+  const bool has_empty = static_cast<size_t>(m.n) < execs.size();
+  if (has_empty) {
+    for (const auto& e : execs) {
+      if (!e.empty()) nonempty.push_back(e);
+    }
   }
   auto med = stats::Median(pooled);
   auto mad = stats::Mad(pooled);
-  auto ci = stats::HierarchicalBootstrapMedianCI(nonempty, 0.95, resamples, seed);
+  auto ci =
+      stats::HierarchicalBootstrapMedianCI(has_empty ? nonempty : execs, 0.95, resamples, seed);
   m.median = med.ok() ? *med : 0;
   m.mad = mad.ok() ? *mad : 0;
   m.ci_low = ci.ok() ? ci->low : m.median;
