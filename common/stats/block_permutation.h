@@ -23,8 +23,10 @@
 // Biometrika 78(2)): with `stop_after_hits` = h > 0 the re-dealing stops as soon as h of them
 // reach the observed statistic; stopped after L re-dealings, p = h / L, otherwise (all
 // `resamples` done) p is as above. The p-value stays valid (P(p <= u) <= u under the null), and a
-// parameter that does nothing costs about h / p re-dealings instead of `resamples` (h = 20 and
-// p ~ 0.5: ~40 instead of 500). `min_p` is unchanged (what the full run could reach).
+// parameter that does nothing costs about h / p re-dealings instead of `resamples` (h = 100 and
+// p ~ 0.5: ~200 instead of 4000). A small h loses power near the test level (a true p of 0.04
+// can reach h hits before h / 0.05 re-dealings); the audit uses h = 100. `min_p` is unchanged (what
+// the full run could reach).
 //
 // scripts/gen_stats_vectors.py enumerates the same arrangements with itertools and replays the
 // Monte Carlo stream (tests/data/stats/vectors.json).
