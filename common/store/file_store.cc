@@ -249,7 +249,9 @@ Status FileStore::ReadBodies(
   constexpr uint64_t kWindow = 1u << 20;  // read forward 1 MiB at a time
   std::string window;
   uint64_t start = 0, end = 0;
-  for (const BodyRef& r : refs) {
+  const size_t count = refs.size();  // by index: an append during `fn` cannot invalidate it
+  for (size_t i = 0; i < count; ++i) {
+    const BodyRef r = refs[i];
     if (r.offset < start || r.offset + r.size > end) {
       const uint64_t want = std::max<uint64_t>(r.size, kWindow);
       window.resize(want);

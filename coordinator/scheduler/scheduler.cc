@@ -32,7 +32,8 @@ StatusOr<std::unique_ptr<SpaceIndex>> Scheduler::BuildSpace() const {
 }
 
 std::unordered_map<std::string, int> Scheduler::Locate(
-    const std::vector<v1::ConfigRecord>& stored, const std::vector<v1::Attempt>& attempts) const {
+    const std::vector<v1::ConfigRecord>& stored,
+    const std::unordered_set<std::string>& attempted) const {
   std::unordered_map<std::string, int> where;
   std::unordered_set<std::string> missing;
   // A record's seq is its index (the expansion of one spec text is deterministic): checked.
@@ -45,8 +46,8 @@ std::unordered_map<std::string, int> Scheduler::Locate(
       missing.insert(r.config_key());
     }
   }
-  for (const auto& a : attempts) {
-    if (!a.reference() && where.count(a.config_key()) == 0) missing.insert(a.config_key());
+  for (const auto& key : attempted) {
+    if (where.count(key) == 0) missing.insert(key);
   }
   // Keys without a (valid) record: one walk of the space, hashing each configuration.
   for (int64_t i = 0; i < space_->size() && !missing.empty(); ++i) {
@@ -63,12 +64,14 @@ Status Scheduler::Init() {
   // Existing configuration records (resume) keep their state and failure counts; records are
   // written when a configuration first changes state (or is first counted), not here.
   FS_ASSIGN_OR_RETURN(std::vector<v1::ConfigRecord> stored, store_->LoadConfigs(spec_.name));
-  FS_ASSIGN_OR_RETURN(std::vector<v1::Attempt> attempts, store_->LoadAttempts(spec_.name));
-  const std::unordered_map<std::string, int> where = Locate(stored, attempts);
+  // The stored attempts are read twice, one at a time (a resumed sweep of a million attempts
+  // does not hold them): which configurations they touch, then the replay below.
   std::unordered_set<std::string> attempted;
-  for (const auto& a : attempts) {
+  FS_RETURN_IF_ERROR(store_->ForEachAttempt(spec_.name, [&](const v1::Attempt& a) {
     if (!a.reference()) attempted.insert(a.config_key());
-  }
+    return Status::Ok();
+  }));
+  const std::unordered_map<std::string, int> where = Locate(stored, attempted);
   for (auto& r : stored) {
     auto it = where.find(r.config_key());
     if (it == where.end()) continue;  // not (or no longer) in this sweep's configurations
@@ -97,17 +100,20 @@ Status Scheduler::Init() {
     dispatcher_.SetReference(std::move(ref));
   }
   // Replay stored attempts.
-  for (const auto& a : attempts) {
+  int64_t replayed = 0;
+  FS_RETURN_IF_ERROR(store_->ForEachAttempt(spec_.name, [&](const v1::Attempt& a) {
+    ++replayed;
     CountAttempt(a);
     const int index = configs_.Find(a.config_key());
     if (!a.reference() && index >= 0) configs_.at(index).node_runs[a.node()]++;
-  }
+    return Status::Ok();
+  }));
   reps_.StartBarrier();
   for (int i = 0; i < configs_.size(); ++i) Reevaluate(i);
   search_->AfterResults(&configs_);
   PersistChanged();
   spdlog::info("sweep {}: {} configurations ({} held), {} stored attempts replayed", spec_.name,
-               configs_.size(), configs_.held(), attempts.size());
+               configs_.size(), configs_.held(), replayed);
   return Status::Ok();
 }
 

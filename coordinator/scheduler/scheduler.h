@@ -166,10 +166,12 @@ class Scheduler {
  private:
   // The space the table is indexed into (a search strategy's sample of it for random / lhs).
   StatusOr<std::unique_ptr<SpaceIndex>> BuildSpace() const;
-  // Where each stored record's and attempt's configuration is: its index, from the record's seq
-  // when that checks out, else from one walk of the space. Keys not in the space are absent.
-  std::unordered_map<std::string, int> Locate(const std::vector<v1::ConfigRecord>& stored,
-                                              const std::vector<v1::Attempt>& attempts) const;
+  // Where each stored record's and attempted configuration is (`attempted`: the config keys of
+  // the stored non-reference attempts): its index, from the record's seq when that checks out,
+  // else from one walk of the space. Keys not in the space are absent.
+  std::unordered_map<std::string, int> Locate(
+      const std::vector<v1::ConfigRecord>& stored,
+      const std::unordered_set<std::string>& attempted) const;
   void Reevaluate(int index);
   // Writes the records the ConfigTable reports changed (PersistConfig each).
   void PersistChanged();
