@@ -285,20 +285,25 @@ TEST(BlockPermutation, RejectsBadInputAndSkipsOneLevelBlocks) {
   EXPECT_EQ(r->arrangements, 0);
 }
 
-// Null calibration: blocks with very different levels of their own (the other parameters'
-// effects), a parameter that does nothing, execution-level noise: rejections at 5% stay near 5%.
+// 3 blocks with very different levels of their own (the other parameters' effects), `levels`
+// levels of a parameter that does nothing, 3 executions each with execution-level noise.
+std::vector<std::vector<std::pair<int, double>>> NullBlocks(Rng* rng, int levels) {
+  std::vector<std::vector<std::pair<int, double>>> blocks(3);
+  for (int b = 0; b < 3; ++b) {
+    for (int level = 0; level < levels; ++level) {
+      for (int e = 0; e < 3; ++e) blocks[b].push_back({level, b * 10.0 + 0.05 * Gauss(rng)});
+    }
+  }
+  return blocks;
+}
+
+// Null calibration: rejections at 5% stay near 5%.
 TEST(BlockPermutation, HoldsLevelUnderNull) {
   Rng rng(3);
   int rejections = 0;
   const int trials = 300;
   for (int t = 0; t < trials; ++t) {
-    std::vector<std::vector<std::pair<int, double>>> blocks(3);
-    for (int b = 0; b < 3; ++b) {
-      for (int level = 0; level < 2; ++level) {
-        for (int e = 0; e < 3; ++e) blocks[b].push_back({level, b * 10.0 + 0.05 * Gauss(&rng)});
-      }
-    }
-    const auto r = BlockPermutationTest(blocks, 2, 500, 100 + t);
+    const auto r = BlockPermutationTest(NullBlocks(&rng, 2), 2, 500, 100 + t);
     ASSERT_TRUE(r.ok());
     rejections += r->p_value <= 0.05;
   }
@@ -313,13 +318,7 @@ TEST(BlockPermutation, SequentialHoldsLevelUnderNullAndStopsEarly) {
   int64_t draws = 0;
   const int trials = 1000;
   for (int t = 0; t < trials; ++t) {
-    std::vector<std::vector<std::pair<int, double>>> blocks(3);
-    for (int b = 0; b < 3; ++b) {
-      for (int level = 0; level < 3; ++level) {
-        for (int e = 0; e < 3; ++e) blocks[b].push_back({level, b * 10.0 + 0.05 * Gauss(&rng)});
-      }
-    }
-    const auto r = BlockPermutationTest(blocks, 3, 500, 200 + t, 0, 20);
+    const auto r = BlockPermutationTest(NullBlocks(&rng, 3), 3, 500, 200 + t, 0, 20);
     ASSERT_TRUE(r.ok());
     ASSERT_FALSE(r->exact);
     EXPECT_EQ(r->min_p, 1.0 / 501);
@@ -332,24 +331,9 @@ TEST(BlockPermutation, SequentialHoldsLevelUnderNullAndStopsEarly) {
   EXPECT_LT(draws, trials * 150) << "under the null most runs stop long before 500 draws";
 }
 
-TEST(BlockPermutation, SequentialStillFindsAConsistentEffect) {
-  Rng rng(4);
-  std::vector<std::vector<std::pair<int, double>>> blocks(4);
-  for (int b = 0; b < 4; ++b) {
-    for (int level = 0; level < 2; ++level) {
-      for (int e = 0; e < 3; ++e)
-        blocks[b].push_back({level, b + 0.03 * level + 0.01 * Gauss(&rng)});
-    }
-  }
-  const auto r = BlockPermutationTest(blocks, 2, 2000, 9, kBlockPermutationExactLimit, 20);
-  ASSERT_TRUE(r.ok());
-  EXPECT_FALSE(r->stopped_early);
-  EXPECT_EQ(r->resamples, 2000);
-  EXPECT_LT(r->p_value, 0.01);
-  EXPECT_FALSE(BlockPermutationTest(blocks, 2, 2000, 9, kBlockPermutationExactLimit, -1).ok());
-}
-
-TEST(BlockPermutation, FindsAConsistentEffect) {
+// A consistent 3% effect in 4 blocks: found by the full Monte Carlo and by the sequential one,
+// which never stops early when hits are rare.
+TEST(BlockPermutation, FindsAConsistentEffectAlsoSequentially) {
   Rng rng(4);
   std::vector<std::vector<std::pair<int, double>>> blocks(4);
   for (int b = 0; b < 4; ++b) {
@@ -362,6 +346,12 @@ TEST(BlockPermutation, FindsAConsistentEffect) {
   ASSERT_TRUE(r.ok());
   EXPECT_FALSE(r->exact);
   EXPECT_LT(r->p_value, 0.01);
+  const auto seq = BlockPermutationTest(blocks, 2, 2000, 9, kBlockPermutationExactLimit, 20);
+  ASSERT_TRUE(seq.ok());
+  EXPECT_FALSE(seq->stopped_early);
+  EXPECT_EQ(seq->resamples, 2000);
+  EXPECT_EQ(seq->p_value, r->p_value);  // the same draws, all of them
+  EXPECT_FALSE(BlockPermutationTest(blocks, 2, 2000, 9, kBlockPermutationExactLimit, -1).ok());
 }
 
 }  // namespace
