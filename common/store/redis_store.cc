@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <set>
 #include <thread>
-#include <unordered_map>
+#include <unordered_set>
 
 #include "common/store/sigpipe_guard.h"
 #include "common/store/store_checks.h"
@@ -222,11 +222,27 @@ StatusOr<std::vector<RedisStore::Reply>> RedisStore::Run(const std::vector<Args>
 StatusOr<std::vector<std::pair<std::string, std::string>>> RedisStore::ScanHash(
     const std::string& key) {
   std::vector<std::pair<std::string, std::string>> out;
-  std::unordered_map<std::string, size_t> seen;
+  FS_RETURN_IF_ERROR(ScanFields(
+      key,
+      [&](const std::string& field, const std::string& value) {
+        out.emplace_back(field, value);
+        return Status::Ok();
+      },
+      [&] { out.clear(); }));
+  return out;
+}
+
+Status RedisStore::ScanFields(
+    const std::string& key,
+    const std::function<Status(const std::string& field, const std::string& value)>& fn,
+    const std::function<void()>& on_restart) {
+  std::unordered_set<std::string> seen;
   std::string cursor = "0";
   uint64_t connection = connections_made_;
   int restarts = 0;
-  do {
+  // for (;;), not do-while: `continue` after a restart must scan again from cursor 0, not
+  // end the loop (a do-while tests cursor != "0" and stopped there: a partial result).
+  for (;;) {
     FS_ASSIGN_OR_RETURN(auto replies,
                         Run({{"HSCAN", key, cursor, "COUNT", std::to_string(options_.scan_count)}},
                             Retry::kIdempotent));
@@ -235,9 +251,11 @@ StatusOr<std::vector<std::pair<std::string, std::string>>> RedisStore::ScanHash(
       if (++restarts > 3)
         return Error(StatusCode::kUnavailable, "connection kept dropping during HSCAN " + key);
       connection = connections_made_;
-      out.clear();
-      seen.clear();
       cursor = "0";
+      if (on_restart) {
+        on_restart();
+        seen.clear();
+      }
       continue;
     }
     const redisReply* r = replies[0].get();
@@ -249,11 +267,12 @@ StatusOr<std::vector<std::pair<std::string, std::string>>> RedisStore::ScanHash(
     const redisReply* items = r->element[1];
     for (size_t i = 0; i + 1 < items->elements; i += 2) {
       std::string field = Text(items->element[i]);
-      if (seen.emplace(field, out.size()).second)
-        out.emplace_back(field, Text(items->element[i + 1]));
+      if (!seen.insert(field).second) continue;
+      FS_RETURN_IF_ERROR(fn(field, Text(items->element[i + 1])));
     }
-  } while (cursor != "0");
-  return out;
+    if (cursor == "0") break;
+  }
+  return Status::Ok();
 }
 
 Status RedisStore::PutSpec(const std::string& sweep, const std::string& spec_yaml) {
@@ -285,7 +304,9 @@ StatusOr<std::vector<std::string>> RedisStore::ListSweeps() {
   std::string cursor = "0";
   uint64_t connection = connections_made_;
   int restarts = 0;
-  do {
+  // for (;;), not do-while: `continue` after a restart must scan again from cursor 0, not
+  // end the loop (a do-while tests cursor != "0" and stopped there: a partial result).
+  for (;;) {
     FS_ASSIGN_OR_RETURN(auto replies, Run({{"SCAN", cursor, "MATCH", "fs:{*}:spec", "COUNT",
                                             std::to_string(options_.scan_count)}},
                                           Retry::kIdempotent));
@@ -306,7 +327,8 @@ StatusOr<std::vector<std::string>> RedisStore::ListSweeps() {
       const std::string key = Text(r->element[1]->element[i]);  // fs:{NAME}:spec
       if (key.size() > 10) names.insert(key.substr(4, key.size() - 10));
     }
-  } while (cursor != "0");
+    if (cursor == "0") break;
+  }
   return std::vector<std::string>(names.begin(), names.end());
 }
 
@@ -393,20 +415,27 @@ StatusOr<std::vector<bool>> RedisStore::PutBatch(const std::string& sweep,
   return fresh;
 }
 
-StatusOr<std::vector<v1::Attempt>> RedisStore::LoadAttempts(const std::string& sweep) {
+Status RedisStore::ForEachAttempt(const std::string& sweep,
+                                  const std::function<Status(const v1::Attempt&)>& visit) {
   FS_RETURN_IF_ERROR(CheckSweepName(sweep));
   const std::string key = AttemptsKey(sweep);
-  FS_ASSIGN_OR_RETURN(auto fields, ScanHash(key));
-  std::vector<v1::Attempt> out;
-  out.reserve(fields.size());
-  for (const auto& [field, bytes] : fields) {
-    v1::Attempt a;
+  v1::Attempt a;
+  return ScanFields(key, [&](const std::string& field, const std::string& bytes) {
+    a.Clear();
     if (!a.ParseFromString(bytes)) {
       return Error(StatusCode::kDataLoss, key + " field '" + field + "': undecodable Attempt");
     }
     // PutAttempt never writes one: a NaN/Inf sample came around the checks and is not loaded.
-    if (SamplesAreFinite(a)) out.push_back(std::move(a));
-  }
+    return SamplesAreFinite(a) ? visit(a) : Status::Ok();
+  });
+}
+
+StatusOr<std::vector<v1::Attempt>> RedisStore::LoadAttempts(const std::string& sweep) {
+  std::vector<v1::Attempt> out;
+  FS_RETURN_IF_ERROR(ForEachAttempt(sweep, [&](const v1::Attempt& a) {
+    out.push_back(a);
+    return Status::Ok();
+  }));
   return out;
 }
 

@@ -46,6 +46,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -97,6 +98,9 @@ class RedisStore : public ResultStore {
                                           const std::vector<v1::Attempt>& attempts,
                                           const std::vector<std::string>& events) override;
   StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& sweep) override;
+  // HSCAN batch by batch (ScanFields): holds the field names seen, not the attempts.
+  Status ForEachAttempt(const std::string& sweep,
+                        const std::function<Status(const v1::Attempt&)>& visit) override;
   StatusOr<int64_t> CountAttempts(const std::string& sweep) override;
   Status AppendEvent(const std::string& sweep, const std::string& event_json) override;
   StatusOr<std::vector<std::string>> ReadEvents(const std::string& sweep, int64_t from,
@@ -136,8 +140,18 @@ class RedisStore : public ResultStore {
   Status Pipeline(const std::vector<Args>& cmds, std::vector<Reply>* replies, Failure* failure);
   Status Connect();
   void Disconnect();
-  // HSCAN of a whole hash: (field, value) pairs, each field once.
+  // HSCAN of a whole hash: (field, value) pairs, each field once. A reconnect mid-scan starts
+  // over and forgets what was read (a record may have changed).
   StatusOr<std::vector<std::pair<std::string, std::string>>> ScanHash(const std::string& key);
+  // HSCAN of a whole hash, each field given to `fn` once as it arrives (HSCAN's repeats are
+  // skipped by field name). A reconnect mid-scan starts the cursor over; then, with
+  // `on_restart` set, it is called and every field is given again (a record may have changed);
+  // without it the fields already given are skipped (hashes whose fields never change once
+  // written: the attempts). Errors: the scan's, or fn's first (the scan stops there).
+  Status ScanFields(
+      const std::string& key,
+      const std::function<Status(const std::string& field, const std::string& value)>& fn,
+      const std::function<void()>& on_restart = nullptr);
   // "redis HOST:PORT: <what>" with `code`.
   Status Error(StatusCode code, const std::string& what) const;
 

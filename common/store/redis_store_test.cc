@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include <cmath>
+#include <map>
 
 #include "common/store/store_test_suite.h"
 #include "tests/support/free_port.h"
@@ -266,6 +267,36 @@ TEST(RedisStoreTest, RestartBetweenCallsIsInvisible) {
   Status s = (*st)->AppendEvent("s", "after");
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(*(*st)->ReadEvents("s", 0, 10), (std::vector<std::string>{"before", "after"}));
+}
+
+// A restart in the middle of ForEachAttempt's HSCAN: the scan starts over on the new connection
+// and every attempt is still visited exactly once (the fields already given are skipped).
+TEST(RedisStoreTest, RestartDuringForEachAttemptVisitsEachOnce) {
+  RedisServerOptions opts;
+  opts.appendonly = true;
+  RedisServer server(opts);
+  START_OR_SKIP(server);
+  RedisStoreOptions store_opts;
+  store_opts.scan_count = 5;  // many HSCAN batches
+  auto st = RedisStore::Open(server.url(), store_opts);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  constexpr int kN = 200;
+  for (int i = 0; i < kN; ++i) ASSERT_TRUE(*(*st)->PutAttempt("s", MakeAttempt(i)));
+  std::map<std::string, int> visits;
+  bool restarted = false;
+  Status s = (*st)->ForEachAttempt("s", [&](const v1::Attempt& a) {
+    ++visits[a.attempt_id()];
+    if (visits.size() == 30 && !restarted) {
+      restarted = true;
+      Status r = server.Restart();
+      if (!r.ok()) return r;
+    }
+    return Status::Ok();
+  });
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE(restarted);
+  EXPECT_EQ(visits.size(), static_cast<size_t>(kN));
+  for (const auto& [id, n] : visits) EXPECT_EQ(n, 1) << id;
 }
 
 // A large pipelined write on a connection the server has closed must fail (and be retried)
