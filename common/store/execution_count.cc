@@ -4,10 +4,7 @@ namespace fleetsweep {
 
 ExecutionCount CountExecutions(const std::vector<v1::Attempt>& attempts) {
   ExecutionCount c;
-  for (const auto& a : attempts) {
-    ++c.executions;
-    if (!a.ok()) ++c.failed;
-  }
+  for (const auto& a : attempts) c.Add(a);
   return c;
 }
 

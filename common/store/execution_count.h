@@ -18,6 +18,11 @@ namespace fleetsweep {
 struct ExecutionCount {
   int64_t executions = 0;  // all of them
   int64_t failed = 0;      // of those, the ones that did not succeed (ok == false)
+  // Counts one attempt (for a visit: ResultStore::ForEachAttempt).
+  void Add(const v1::Attempt& a) {
+    ++executions;
+    if (!a.ok()) ++failed;
+  }
 };
 
 // Counts `attempts` (as ResultStore::LoadAttempts returns them: one per attempt id).

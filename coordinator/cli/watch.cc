@@ -64,7 +64,6 @@ Status Watcher::Snapshot(std::ostream& out) {
       if (n.ok()) total = *n;
     }
   }
-  FS_ASSIGN_OR_RETURN(auto attempts, store_->LoadAttempts(sweep_));
   for (;;) {
     FS_ASSIGN_OR_RETURN(auto events, store_->ReadEvents(sweep_, event_cursor_, 1000));
     for (const auto& e : events) {
@@ -95,15 +94,17 @@ Status Watcher::Snapshot(std::ostream& out) {
         ++p.pending;
     }
   }
-  p.executions = CountExecutions(attempts);
+  // The attempts one at a time (a large sweep's are not all held; each refresh reads them).
   std::map<std::string, std::vector<double>> samples;
-  for (const auto& a : attempts) {
-    if (!a.ok() || a.reference()) continue;
+  FS_RETURN_IF_ERROR(store_->ForEachAttempt(sweep_, [&](const v1::Attempt& a) {
+    p.executions.Add(a);
+    if (!a.ok() || a.reference()) return Status::Ok();
     for (const auto& s : a.samples()) {
       if (metric.empty()) metric = s.metric();
       if (s.metric() == metric) samples[a.config_key()].push_back(s.value());
     }
-  }
+    return Status::Ok();
+  }));
   p.events = event_cursor_;
   progress_ = p;
 

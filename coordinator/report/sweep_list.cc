@@ -72,7 +72,6 @@ StatusOr<SweepView> LoadView(ResultStore* store, const std::string& name) {
     if (n.ok()) v.total = *n;
   }
   FS_ASSIGN_OR_RETURN(v.records, store->LoadConfigs(name));
-  FS_ASSIGN_OR_RETURN(std::vector<v1::Attempt> attempts, store->LoadAttempts(name));
   std::map<std::string, size_t> index;
   for (const auto& r : v.records) {
     index[r.config_key()] = v.rows.size();
@@ -83,19 +82,21 @@ StatusOr<SweepView> LoadView(ResultStore* store, const std::string& name) {
   }
   v.finished = v.done + v.infeasible;
   v.total = std::max(v.total, static_cast<int64_t>(v.records.size()));
-  v.executions = CountExecutions(attempts);
-  for (const auto& a : attempts) {
-    if (a.reference()) continue;
+  // The attempts one at a time (a large sweep's are not all held).
+  FS_RETURN_IF_ERROR(store->ForEachAttempt(name, [&](const v1::Attempt& a) {
+    v.executions.Add(a);
+    if (a.reference()) return Status::Ok();
     auto it = index.find(a.config_key());
-    if (it == index.end()) continue;
+    if (it == index.end()) return Status::Ok();
     ConfigRow& row = v.rows[it->second];
     ++row.executions;
-    if (!a.ok()) continue;
+    if (!a.ok()) return Status::Ok();
     ++row.ok;
     for (const auto& s : a.samples()) {
       if (s.metric() == v.metric) row.values.push_back(s.value());
     }
-  }
+    return Status::Ok();
+  }));
   for (auto& row : v.rows) {
     if (row.values.empty()) continue;
     auto median = stats::Median(row.values);
