@@ -30,6 +30,12 @@ std::string Payload(const std::string& sweep, const std::string& body) {
   return p;
 }
 
+// Where the body of a record written at `record_offset` starts: after the frame header and the
+// payload's [u32 sweep length][sweep].
+uint64_t BodyOffset(uint64_t record_offset, const std::string& sweep) {
+  return record_offset + kRecordHeaderSize + 4 + sweep.size();
+}
+
 bool SplitPayload(std::string_view p, std::string* sweep, std::string_view* body) {
   if (p.size() < 4) return false;
   uint32_t n = 0;
@@ -175,8 +181,7 @@ Status FileStore::ApplyRecord(RecordType type, std::string_view payload, uint64_
   };
   if (!SplitPayload(payload, &sweep, &body)) return bad("malformed payload");
   Sweep& s = sweeps_[sweep];
-  const BodyRef ref{offset + kRecordHeaderSize + (payload.size() - body.size()),
-                    static_cast<uint32_t>(body.size())};
+  const BodyRef ref{BodyOffset(offset, sweep), static_cast<uint32_t>(body.size())};
   switch (type) {
     case RecordType::kSpec:
       s.spec = std::string(body);
@@ -313,8 +318,8 @@ Status FileStore::PutConfigs(const std::string& sweep,
     v1::ConfigRecord c = config;
     SanitizeUtf8Fields(&c);
     const std::string body = c.SerializeAsString();
-    const uint64_t at = size_ + batch.size() + kRecordHeaderSize + 4 + sweep.size();
-    refs.emplace_back(c.config_key(), BodyRef{at, static_cast<uint32_t>(body.size())});
+    refs.emplace_back(c.config_key(), BodyRef{BodyOffset(size_ + batch.size(), sweep),
+                                              static_cast<uint32_t>(body.size())});
     AppendRecord(&batch, RecordType::kConfig, Payload(sweep, body));
   }
   FS_RETURN_IF_ERROR(Append(batch, static_cast<int>(refs.size())));
@@ -355,8 +360,7 @@ StatusOr<bool> FileStore::PutAttempt(const std::string& sweep, const v1::Attempt
   std::optional<v1::Attempt> copy;
   const v1::Attempt& clean = Sanitized(attempt, &copy);
   const std::string body = clean.SerializeAsString();
-  const BodyRef ref{size_ + kRecordHeaderSize + 4 + sweep.size(),
-                    static_cast<uint32_t>(body.size())};
+  const BodyRef ref{BodyOffset(size_, sweep), static_cast<uint32_t>(body.size())};
   std::string batch;
   AppendRecord(&batch, RecordType::kAttempt, Payload(sweep, body));
   FS_RETURN_IF_ERROR(Append(batch, 1));

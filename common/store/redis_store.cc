@@ -7,9 +7,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
-#include <set>
 #include <thread>
-#include <unordered_set>
 
 #include "common/store/sigpipe_guard.h"
 #include "common/store/store_checks.h"
@@ -37,10 +35,6 @@ std::string LowerFirst(std::string s) {
   return s;
 }
 
-std::string Text(const redisReply* r) {
-  return r->str != nullptr ? std::string(r->str, r->len) : std::string();
-}
-
 bool StartsWith(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 // The first error reply in `r` (EXEC arrays are searched one level deep), or null.
@@ -59,6 +53,10 @@ const redisReply* FindError(const redisReply* r) {
 }  // namespace
 
 void RedisStore::ReplyDeleter::operator()(redisReply* r) const { freeReplyObject(r); }
+
+std::string RedisStore::Text(const redisReply* r) {
+  return r->str != nullptr ? std::string(r->str, r->len) : std::string();
+}
 
 StatusOr<std::unique_ptr<RedisStore>> RedisStore::Open(const std::string& url,
                                                        RedisStoreOptions options) {
@@ -219,62 +217,6 @@ StatusOr<std::vector<RedisStore::Reply>> RedisStore::Run(const std::vector<Args>
   }
 }
 
-StatusOr<std::vector<std::pair<std::string, std::string>>> RedisStore::ScanHash(
-    const std::string& key) {
-  std::vector<std::pair<std::string, std::string>> out;
-  FS_RETURN_IF_ERROR(ScanFields(
-      key,
-      [&](const std::string& field, const std::string& value) {
-        out.emplace_back(field, value);
-        return Status::Ok();
-      },
-      [&] { out.clear(); }));
-  return out;
-}
-
-Status RedisStore::ScanFields(
-    const std::string& key,
-    const std::function<Status(const std::string& field, const std::string& value)>& fn,
-    const std::function<void()>& on_restart) {
-  std::unordered_set<std::string> seen;
-  std::string cursor = "0";
-  uint64_t connection = connections_made_;
-  int restarts = 0;
-  // for (;;), not do-while: `continue` after a restart must scan again from cursor 0, not
-  // end the loop (a do-while tests cursor != "0" and stopped there: a partial result).
-  for (;;) {
-    FS_ASSIGN_OR_RETURN(auto replies,
-                        Run({{"HSCAN", key, cursor, "COUNT", std::to_string(options_.scan_count)}},
-                            Retry::kIdempotent));
-    if (connections_made_ != connection) {
-      // A cursor is only meaningful on the server that issued it: start over.
-      if (++restarts > 3)
-        return Error(StatusCode::kUnavailable, "connection kept dropping during HSCAN " + key);
-      connection = connections_made_;
-      cursor = "0";
-      if (on_restart) {
-        on_restart();
-        seen.clear();
-      }
-      continue;
-    }
-    const redisReply* r = replies[0].get();
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
-        r->element[1]->type != REDIS_REPLY_ARRAY || r->element[1]->elements % 2 != 0) {
-      return Error(StatusCode::kInternal, "unexpected HSCAN reply for " + key);
-    }
-    cursor = Text(r->element[0]);
-    const redisReply* items = r->element[1];
-    for (size_t i = 0; i + 1 < items->elements; i += 2) {
-      std::string field = Text(items->element[i]);
-      if (!seen.insert(field).second) continue;
-      FS_RETURN_IF_ERROR(fn(field, Text(items->element[i + 1])));
-    }
-    if (cursor == "0") break;
-  }
-  return Status::Ok();
-}
-
 Status RedisStore::PutSpec(const std::string& sweep, const std::string& spec_yaml) {
   FS_RETURN_IF_ERROR(CheckSweepName(sweep));
   const std::string key = SpecKey(sweep);
@@ -297,39 +239,6 @@ StatusOr<std::optional<std::string>> RedisStore::GetSpec(const std::string& swee
   FS_ASSIGN_OR_RETURN(auto r, Run({{"GET", SpecKey(sweep)}}, Retry::kIdempotent));
   if (r[0]->type == REDIS_REPLY_NIL) return std::optional<std::string>();
   return std::optional<std::string>(Text(r[0].get()));
-}
-
-StatusOr<std::vector<std::string>> RedisStore::ListSweeps() {
-  std::set<std::string> names;
-  std::string cursor = "0";
-  uint64_t connection = connections_made_;
-  int restarts = 0;
-  // for (;;), not do-while: `continue` after a restart must scan again from cursor 0, not
-  // end the loop (a do-while tests cursor != "0" and stopped there: a partial result).
-  for (;;) {
-    FS_ASSIGN_OR_RETURN(auto replies, Run({{"SCAN", cursor, "MATCH", "fs:{*}:spec", "COUNT",
-                                            std::to_string(options_.scan_count)}},
-                                          Retry::kIdempotent));
-    if (connections_made_ != connection) {  // a cursor belongs to the server that issued it
-      if (++restarts > 3) return Error(StatusCode::kUnavailable, "connection kept dropping (SCAN)");
-      connection = connections_made_;
-      names.clear();
-      cursor = "0";
-      continue;
-    }
-    const redisReply* r = replies[0].get();
-    if (r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
-        r->element[1]->type != REDIS_REPLY_ARRAY) {
-      return Error(StatusCode::kInternal, "unexpected SCAN reply");
-    }
-    cursor = Text(r->element[0]);
-    for (size_t i = 0; i < r->element[1]->elements; ++i) {
-      const std::string key = Text(r->element[1]->element[i]);  // fs:{NAME}:spec
-      if (key.size() > 10) names.insert(key.substr(4, key.size() - 10));
-    }
-    if (cursor == "0") break;
-  }
-  return std::vector<std::string>(names.begin(), names.end());
 }
 
 Status RedisStore::PutConfigs(const std::string& sweep,

@@ -140,6 +140,17 @@ class RedisStore : public ResultStore {
   Status Pipeline(const std::vector<Args>& cmds, std::vector<Reply>* replies, Failure* failure);
   Status Connect();
   void Disconnect();
+  // A reply's string ("" for a reply without one).
+  static std::string Text(const redisReply* r);
+  // Runs a cursor command (SCAN, HSCAN: `command(cursor)`) from cursor 0 to the end, giving each
+  // reply's item array to `items`. A reconnect mid-scan starts over at cursor 0 (a cursor belongs
+  // to the server that issued it) after calling `on_restart` (at most 3 times, then
+  // kUnavailable). Errors: Run's, kInternal for a malformed reply, or items' first error; their
+  // messages name `what` ("HSCAN <key>"). Defined with the scans in redis_store_scan.cc.
+  Status ScanCursor(const std::string& what,
+                    const std::function<Args(const std::string& cursor)>& command,
+                    const std::function<Status(const redisReply* items)>& items,
+                    const std::function<void()>& on_restart);
   // HSCAN of a whole hash: (field, value) pairs, each field once. A reconnect mid-scan starts
   // over and forgets what was read (a record may have changed).
   StatusOr<std::vector<std::pair<std::string, std::string>>> ScanHash(const std::string& key);

@@ -76,17 +76,18 @@ std::string ConfigTable::Key(int index) const {
 
 v1::ConfigRecord ConfigTable::Record(int index) const {
   v1::ConfigRecord r;
-  if (Held(index)) {
+  const bool held = Held(index);
+  if (held) {
     r = Get(index).record;
     if (space_ == nullptr || !r.params().empty()) return r;  // a resumed record has its params
-  } else {
-    r.set_config_key(space_->KeyAt(index));
+  }
+  const Config params = space_->ParamsAt(index);  // decoded once: the key is its hash
+  if (!held) {
+    r.set_config_key(ConfigHash(params));
     r.set_state(v1::CONFIG_STATE_PENDING);
     r.set_seq(index);
   }
-  for (const auto& [name, value] : space_->ParamsAt(index)) {
-    (*r.mutable_params())[name] = value.ToString();
-  }
+  for (const auto& [name, value] : params) (*r.mutable_params())[name] = value.ToString();
   return r;
 }
 
