@@ -87,8 +87,8 @@ StatusOr<std::vector<std::string>> RedisStore::ListSweeps() {
   FS_RETURN_IF_ERROR(ScanCursor(
       "SCAN",
       [&](const std::string& cursor) -> Args {
-        return {"SCAN", cursor, "MATCH", "fs:{*}:spec", "COUNT",
-                std::to_string(options_.scan_count)};
+        return {"SCAN",        cursor,  "MATCH",
+                "fs:{*}:spec", "COUNT", std::to_string(options_.scan_count)};
       },
       [&](const redisReply* keys) {
         for (size_t i = 0; i < keys->elements; ++i) {
