@@ -88,5 +88,52 @@ class TritonTuneTest(unittest.TestCase):
             self.assertEqual(json.load(f)["device"], "NVIDIA H200")
 
 
+class TritonTuneAbTest(unittest.TestCase):
+    """scripts/triton_tune_ab.py without a GPU: variants, the summary and its table."""
+
+    def setUp(self):
+        import triton_tune_ab
+        self.ab = triton_tune_ab
+
+    def test_help_runs_without_a_gpu(self):
+        out = subprocess.run([sys.executable, os.path.join(HERE, "triton_tune_ab.py"), "--help"],
+                             capture_output=True, text=True, check=True).stdout
+        self.assertIn("--variant", out)
+
+    def test_variant_spec(self):
+        self.assertEqual(self.ab.parse_variant("tma=a/b.py"), ("tma", "a/b.py", {}))
+        self.assertEqual(self.ab.parse_variant("ptr=a/b.py:B_DESC=0,X=3"),
+                         ("ptr", "a/b.py", {"B_DESC": 0, "X": 3}))
+        with self.assertRaises(ValueError):
+            self.ab.parse_variant("a/b.py")
+
+    def test_candidate_and_committed_harness_load_side_by_side(self):
+        cand = os.path.join(HERE, "triton_tuning", "candidates", "fused_moe_bench.py")
+        if not os.path.exists(cand):
+            self.skipTest("no kernel candidate at the moment")
+        bench = os.path.join(HERE, "..", "worker", "benches", "triton", "fused_moe_bench.py")
+        old = self.ab.load_variant(("old", bench, {}))
+        ptr = self.ab.load_variant(("ptr", cand, {"B_DESC": 0}))
+        tma = self.ab.load_variant(("tma", cand, {}))
+        self.assertEqual(len({id(old), id(ptr), id(tma)}), 3, "each variant its own module")
+        self.assertEqual((ptr.B_DESC, tma.B_DESC), (0, True), "attribute overrides per variant")
+        for mod in (old, ptr, tma):
+            for name in ("setup", "prepare", "run", "_pipeline"):
+                self.assertTrue(callable(getattr(mod, name)), name)
+
+    def test_summary_best_tile_set_floor_ratio_and_per_tile_set_ratio(self):
+        samples = {"old": {"a": [[2.0, 2.0], [2.0]], "b": [[4.0]]},
+                   "new": {"a": [[1.5, 1.5]], "b": [[2.0]]}}
+        s = self.ab.summarize(samples, 1.0, "old")
+        self.assertEqual(s["old"]["best"], "a")
+        self.assertEqual(s["new"]["median"], 1.5)
+        self.assertEqual(s["new"]["ratio"], 1.5)
+        self.assertAlmostEqual(s["new"]["geomean_vs_base"], (0.75 * 0.5) ** 0.5)
+        self.assertEqual(s["old"]["geomean_vs_base"], 1.0)
+        text = self.ab.table({"moe": {1024: {"summary": s, "sm_mhz": {"old": 1980}}}}, ["old", "new"])
+        self.assertIn("| 1024 | new | a | 1.5000 |", text)
+        self.assertIn("| 0.750 |", text)
+
+
 if __name__ == "__main__":
     unittest.main()
