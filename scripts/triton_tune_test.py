@@ -5,6 +5,7 @@ and the grid against a fake harness, and the files a run writes."""
 import io
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -108,9 +109,14 @@ class TritonTuneAbTest(unittest.TestCase):
             self.ab.parse_variant("a/b.py")
 
     def test_candidate_and_committed_harness_load_side_by_side(self):
-        cand = os.path.join(HERE, "triton_tuning", "candidates", "fused_moe_bench.py")
-        if not os.path.exists(cand):
+        patch_file = os.path.join(HERE, "triton_tuning", "candidates", "fused_moe_even_k_tma.patch")
+        if not os.path.exists(patch_file):
             self.skipTest("no kernel candidate at the moment")
+        if shutil.which("patch") is None:
+            self.skipTest("no patch program")
+        cand = os.path.join(tempfile.mkdtemp(prefix="moe-candidate-"), "fused_moe_bench.py")
+        bench0 = os.path.join(HERE, "..", "worker", "benches", "triton", "fused_moe_bench.py")
+        subprocess.run(["patch", "-s", "-o", cand, bench0, patch_file], check=True)
         bench = os.path.join(HERE, "..", "worker", "benches", "triton", "fused_moe_bench.py")
         old = self.ab.load_variant(("old", bench, {}))
         ptr = self.ab.load_variant(("ptr", cand, {"B_DESC": 0}))

@@ -1,6 +1,6 @@
 #!/bin/bash
 # One device call (one H200, ~5 min): the committed fused-MoE kernel ("old") against the candidate
-# in this folder with pointer B loads ("ptr": EVEN_K + unmasked A) and with TMA B loads ("tma"),
+# in this folder (a patch of the committed harness, applied to a temporary copy) with pointer B loads ("ptr": EVEN_K + unmasked A) and with TMA B loads ("tma"),
 # interleaved per execution on the same inputs, 16 tile sets (run 3's 14 large ones and the M=16
 # and M=64 winners) at 8 batch sizes; clocks logged. Writes under $OUT (at most 8 files):
 # smi.txt clocks.csv ab_log.txt runs.jsonl results.json tables.md.
@@ -13,7 +13,9 @@ nvidia-smi > "$OUT/smi.txt"; nvidia-smi -q -d CLOCK,POWER,PERFORMANCE >> "$OUT/s
 nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,clocks_event_reasons.active \
   --format=csv -lms 500 > "$OUT/clocks.csv" 2>&1 &
 SMI=$!
-CAND=scripts/triton_tuning/candidates/fused_moe_bench.py
+CAND=$(mktemp -d)/fused_moe_bench.py
+patch -s -o "$CAND" worker/benches/triton/fused_moe_bench.py \
+  scripts/triton_tuning/candidates/fused_moe_even_k_tma.patch || { echo "the candidate patch does not apply"; exit 1; }
 CFG=128/128/64/64/8/3,128/256/64/16/8/3,128/256/64/16/8/4,128/256/64/64/8/3,128/256/64/1/8/3
 CFG=$CFG,128/256/64/32/8/3,256/128/64/16/8/3,256/128/64/16/8/4,128/128/64/64/8/4,128/128/64/16/8/5
 CFG=$CFG,128/128/128/16/8/3,128/256/128/16/8/2,64/256/64/16/4/4,256/64/64/16/8/4
