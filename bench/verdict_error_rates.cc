@@ -4,7 +4,11 @@
 // (hierarchical bootstrap, winner rule, effect audit, node effects), with synthetic attempts in
 // place of processes, and prints a markdown table (docs/honest-measurement.md keeps one).
 //
-//   fleetsweep-verdict-bench [--sweeps N] [--seed S] [--threads T]
+//   fleetsweep-verdict-bench [--sweeps N] [--seed S] [--threads T] [--check]
+//
+// --check: also test every rate that docs/honest-measurement.md states (bench/verdict_claims.h:
+// exact one-sided binomial tests at alpha 1e-3), print one row per claim and exit 1 when any
+// fails. ctest runs it (tests/CMakeLists.txt, verdict_error_rates) with 300 sweeps.
 //
 // Noise model of an execution of configuration c on node k:
 //   sample = base(c) * node(k) * exp(0.01 Z_exec) * slow * exp(0.02 Z_sample), 5 samples,
@@ -21,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/verdict_claims.h"
 #include "common/space/spec.h"
 #include "common/stats/rng.h"
 #include "common/store/store.h"
@@ -247,6 +252,38 @@ std::string Pct(int k, int n) {
   return b;
 }
 
+// The stated rates (docs/honest-measurement.md, "Error rates"): a false winner in at most 1% of
+// sweeps, a false "active" at the test's 5% level, every false "active" on a not-injected
+// parameter flagged, a real 3% difference found in >= 90% of quiet sweeps, the node effect within
+// 5% of the truth in >= 95% and its 95% CI covering the truth in >= 90% of sweeps.
+void AddClaims(const Scenario& sc, bool noisy, const Tally& t, ClaimCheck* check) {
+  const std::string head = std::string(sc.name) + (noisy ? ", noisy: " : ": ");
+  const int n = t.sweeps;
+  switch (sc.kind) {
+    case Kind::kAA2:
+    case Kind::kAA8:
+      check->AtMost(head + "false winner", t.winner, n, 0.01);
+      check->AtMost(head + "alias called active", t.active, n, 0.05);
+      break;
+    case Kind::kIgnored:
+      check->AtMost(head + "ignored called active", t.active, n, 0.05);
+      check->Equal(head + "every false active flagged as a contradiction", t.contradiction,
+                   t.active);
+      check->AtMost(head + "false winner", t.winner, n, 0.01);
+      break;
+    case Kind::kPower3:
+      if (!noisy) check->AtLeast(head + "found", t.found, n, 0.90);
+      check->AtMost(head + "wrong winner", t.wrong_winner, n, 0.01);
+      break;
+    case Kind::kSlowNode:
+      check->AtLeast(head + "estimate within 5%", t.within5, t.estimates, 0.95);
+      check->AtLeast(head + "95% CI covers the truth", t.covers, t.estimates, 0.90);
+      check->AtMost(head + "applied in the wrong direction", t.wrong_direction, t.estimates, 0.01);
+      check->AtMost(head + "false winner", t.wrong_winner, n, 0.01);
+      break;
+  }
+}
+
 }  // namespace
 }  // namespace fleetsweep
 
@@ -255,11 +292,31 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::off);  // the scheduler logs every sweep's start
   int sweeps = 1000, threads = 1;
   uint64_t seed = 1;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--sweeps")) sweeps = std::atoi(argv[i + 1]);
-    if (!std::strcmp(argv[i], "--seed")) seed = std::strtoull(argv[i + 1], nullptr, 10);
-    if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+  bool check_claims = false;
+  for (int i = 1; i < argc; ++i) {
+    const bool has_value = i + 1 < argc;
+    if (!std::strcmp(argv[i], "--check")) {
+      check_claims = true;
+    } else if (has_value && !std::strcmp(argv[i], "--sweeps")) {
+      sweeps = std::atoi(argv[++i]);
+    } else if (has_value && !std::strcmp(argv[i], "--seed")) {
+      seed = std::strtoull(argv[++i], nullptr, 10);
+    } else if (has_value && !std::strcmp(argv[i], "--threads")) {
+      threads = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr,
+                   "fleetsweep-verdict-bench: unknown or incomplete argument '%s'\n"
+                   "usage: fleetsweep-verdict-bench [--sweeps N] [--seed S] [--threads T] "
+                   "[--check]\n",
+                   argv[i]);
+      return 2;
+    }
   }
+  if (sweeps < 1 || threads < 1) {
+    std::fprintf(stderr, "fleetsweep-verdict-bench: --sweeps and --threads must be >= 1\n");
+    return 2;
+  }
+  ClaimCheck claims;
   std::printf("| scenario | noise | sweeps | executions/sweep | verdict measured | result |\n");
   std::printf("|---|---|---|---|---|---|\n");
   for (const Scenario& sc : Scenarios()) {
@@ -321,8 +378,13 @@ int main(int argc, char** argv) {
           break;
         }
       }
+      AddClaims(sc, noisy, total, &claims);
       std::fflush(stdout);
     }
   }
-  return 0;
+  if (!check_claims) return 0;
+  std::printf("\n| claim | observed | p under the bound | result |\n|---|---|---|---|\n");
+  for (const auto& row : claims.Rows()) std::printf("%s\n", row.c_str());
+  std::printf("\n%d of %zu claims failed\n", claims.Failures(), claims.Rows().size());
+  return claims.Failures() == 0 ? 0 : 1;
 }

@@ -156,13 +156,26 @@ def case_node_effect():
         check(abs(b / a - 1.1) < 0.03, f"corrected medians {meds} not 10% apart", text)
 
 
-def case_aa(times=5):
+def case_aa(times=5, allowed=1):
+    """Five real A/A sweeps. A false winner is a verdict error with a stated rate (<= 1% per
+    sweep, docs/honest-measurement.md; the rate itself is tested by ctest verdict_error_rates on
+    300 seeded simulated sweeps), so one false winner in five real sweeps is allowed: two or more
+    happen with probability <= 0.1% at the stated rate, and in ~5% of runs at the ~8% rate of the
+    old per-sample rule. Every sweep without a winner must tie the two aliases of N=1."""
+    false_winners = []
     for i in range(times):
         rc, r, text = run_sweep("aa")
         check(rc == 0, f"A/A run {i}: exit code {rc}", text)
-        check(r["winner"] is None, f"A/A run {i}: a winner was named between aliases", text)
+        if r["winner"] is not None:
+            false_winners.append(f"run {i}: {json.dumps(r['winner'])}")
+            continue
         tied = {(t["params"]["N"], t["params"]["alias"]) for t in r["tied"]}
         check({("1", "a"), ("1", "b")} <= tied, f"A/A run {i}: tied set {tied}", text)
+    check(len(false_winners) <= allowed,
+          f"{len(false_winners)} of {times} A/A sweeps named a winner between aliases "
+          f"(at most {allowed} expected): " + "; ".join(false_winners))
+    if false_winners:
+        print(f"note: {false_winners[0]} named a false winner (allowed: rate <= 1%)")
 
 
 CASES = {"ignore_all": case_ignore_all, "ignore_one": case_ignore_one,
