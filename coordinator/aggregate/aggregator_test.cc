@@ -6,6 +6,7 @@
 
 #include "common/stats/rng.h"
 #include "coordinator/aggregate/results_writer.h"
+#include "coordinator/aggregate/winner.h"
 
 namespace fleetsweep {
 namespace {
@@ -81,7 +82,7 @@ TEST(Aggregate, ClearWinnerBeatsEveryOther) {
   EXPECT_TRUE(r.winner_test.separated);
   EXPECT_EQ(r.winner_test.comparisons, 3);
   EXPECT_EQ(r.winner_test.looks, 2);  // default repetitions: min 3 < max 10
-  EXPECT_NEAR(r.winner_test.comparison_alpha, 0.01 / 6, 1e-15);
+  EXPECT_NEAR(r.winner_test.comparison_alpha, 2 * 0.01 / (3 * 2), 1e-15);
   EXPECT_LE(r.winner_test.max_p, r.winner_test.comparison_alpha);
   EXPECT_NEAR(r.configs[1].log_diff_vs_best, std::log(1.2), 0.01);
   EXPECT_FALSE(r.winner_rule.empty());
@@ -106,6 +107,16 @@ TEST(Aggregate, OneExecutionEachCannotDefendAWinner) {
   EXPECT_EQ(r.tied.size(), 2u);
   EXPECT_EQ(r.configs[0].primary.n, 1);
   EXPECT_DOUBLE_EQ(r.configs[1].p_vs_best, 1.0);
+}
+
+// The per-comparison level is Bonferroni over the m directional claims a false winner needs
+// (winner.h), not over the C(m, 2) pairs: 2 alpha / (m looks); m = 2 gives the all-pairs level.
+TEST(Winner, ComparisonAlphaIsBonferroniOverTheRankedConfigurations) {
+  EXPECT_DOUBLE_EQ(ComparisonAlpha(0.01, 2, 1), 0.01);
+  EXPECT_DOUBLE_EQ(ComparisonAlpha(0.01, 2, 2), 0.005);
+  EXPECT_DOUBLE_EQ(ComparisonAlpha(0.01, 16, 2), 0.01 / 16);
+  EXPECT_DOUBLE_EQ(ComparisonAlpha(0.01, 42, 1), 0.02 / 42);
+  EXPECT_DOUBLE_EQ(ComparisonAlpha(0.01, 1, 0), 0.01);  // at least 2 configurations and 1 look
 }
 
 // A/A: the same configuration under two names is tied, and its executions' spread (not the

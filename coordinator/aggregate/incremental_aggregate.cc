@@ -142,14 +142,16 @@ void RunAudits(const SweepSpec& spec, const std::vector<std::vector<double>>& lo
 }
 
 std::string WinnerRule(double alpha, int looks) {
-  char b[400];
-  std::snprintf(b, sizeof b,
-                "winner only if it beats EVERY other ranked configuration: two-sided moderated "
-                "Welch t tests (variances shrunk toward the one pooled over all configurations) "
-                "on the log median of each execution, each at %.3g / (pairs x %d adaptive stages), "
-                "Bonferroni, so the false-winner rate is at most %.3g; AND the sweep is valid; "
-                "otherwise the tied set",
-                alpha, looks, alpha);
+  char b[512];
+  std::snprintf(
+      b, sizeof b,
+      "winner only if it beats EVERY other ranked configuration: two-sided moderated "
+      "Welch t tests (variances shrunk toward the one pooled over all configurations) "
+      "on the log median of each execution, each at 2 x %.3g / (ranked configurations x %d "
+      "adaptive stages), Bonferroni over the directional claims a false winner needs, so the "
+      "false-winner rate is at most %.3g; AND the sweep is valid; "
+      "otherwise the tied set",
+      alpha, looks, alpha);
   return b;
 }
 

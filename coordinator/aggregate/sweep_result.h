@@ -120,11 +120,12 @@ struct NodeEffect {
 struct WinnerTest {
   bool done = false;
   std::string best_key, runner_up_key;
-  std::string test;                 // "t_on_log_execution_medians"
-  double family_alpha = NAN;        // false-winner rate the rule holds
-  double comparison_alpha = NAN;    // family_alpha / (comparisons * looks)
-  int comparisons = 0, looks = 0;   // pairs of ranked configurations; adaptive stages
-  double runner_up_p = NAN;         // best vs runner-up
+  std::string test;               // "t_on_log_execution_medians"
+  double family_alpha = NAN;      // false-winner rate the rule holds
+  double comparison_alpha = NAN;  // family_alpha / (comparisons * looks)
+  int comparisons = 0,
+      looks = 0;             // Bonferroni claims (m, the ranked configurations); adaptive stages
+  double runner_up_p = NAN;  // best vs runner-up
   double runner_up_log_diff = NAN;  // runner-up minus best, mean log execution medians
   double max_p = NAN;               // the weakest of the best's comparisons
   std::string weakest_key;          // ... and against whom

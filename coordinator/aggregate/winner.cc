@@ -64,7 +64,7 @@ double ComparisonP(const std::vector<double>& a, const std::vector<double>& b, d
 
 double ComparisonAlpha(double family_alpha, int configurations, int looks) {
   const double m = std::max(2, configurations);
-  return family_alpha / (m * (m - 1) / 2 * std::max(1, looks));
+  return 2 * family_alpha / (m * std::max(1, looks));
 }
 
 void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians, size_t ranked,
@@ -82,7 +82,7 @@ void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians, size
   t.best_key = out->configs[0].key;
   if (ranked < 2) return;
   const double m = static_cast<double>(ranked);
-  t.comparisons = static_cast<int>(m * (m - 1) / 2);
+  t.comparisons = static_cast<int>(m);
   t.comparison_alpha = ComparisonAlpha(options.family_alpha, static_cast<int>(ranked), t.looks);
   double pooled_df = 0;
   const std::vector<std::vector<double>> groups(log_exec_medians.begin(),

@@ -12,11 +12,19 @@
 // 3 executions, and is not fooled by a configuration whose few executions happened to agree.
 // Because occasional slow executions (a shared machine) inflate a t test's variance, p_j is
 // min(1, 2 min(p_t, p_u)) with p_u the exact Mann-Whitney p of the same values (Bonferroni over
-// the two tests, so still valid). B wins when every p_j <=
-// family_alpha / (C(m, 2) * looks) with B better in each, m the ranked configurations: Bonferroni
-// over all pairs (B is chosen by the data, so every pair could have been the tested one) and over
-// the scheduler's looks (stage 1 at repetitions.min, stage 2 at repetitions.max for contenders).
-// A false winner needs one false pairwise claim, so P(false winner) <= family_alpha.
+// the two tests, so still valid). B wins when every p_j <= 2 family_alpha / (m * looks) with B
+// better in each, m the ranked configurations, looks the scheduler's looks (stage 1 at
+// repetitions.min, stage 2 at repetitions.max for contenders). Why m and not the C(m, 2) pairs:
+// fix one truly best configuration T. A false winner W != T must be declared better than T; a
+// winner W = T is false only when another configuration T' ties it, and it must be declared
+// better than T'. So every false winner makes one false DIRECTIONAL claim among m fixed pairs
+// (each other configuration against T, and T against T'), whichever configuration the data
+// ranked first. Under a pair's null (equal distributions of log execution medians, symmetric as
+// medians are) reflecting the data flips the sign of the difference and keeps both tests' p, so
+// "better and p <= a" has probability a / 2 (less when the claimed-better side is truly worse):
+// P(false winner) <= m * (2 family_alpha / (m * looks)) / 2 per look = family_alpha. With m = 2
+// this is the old all-pairs rule; with many configurations it is (m - 1) / 2 times less strict.
+// The same bound gives the tied set: T is left out only if the ranked best was declared better.
 // Configurations with fewer than two executions cannot be tested (they stay tied).
 //
 // Pure function; thread-safe.
@@ -34,7 +42,7 @@ namespace fleetsweep {
 double ComparisonP(const std::vector<double>& a, const std::vector<double>& b, double pooled_var,
                    double pooled_df);
 
-// family_alpha / (C(configurations, 2) * looks): the per-comparison level.
+// 2 family_alpha / (max(2, configurations) * max(1, looks)): the per-comparison level.
 double ComparisonAlpha(double family_alpha, int configurations, int looks);
 
 struct WinnerOptions {
