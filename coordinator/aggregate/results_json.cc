@@ -69,7 +69,8 @@ nlohmann::json AuditJson(const SweepResult& r) {
       {"injection", injection},
       {"inert", inert},
       {"inert_rule",
-       "permutation test of log execution medians, level labels re-dealt within blocks of "
+       "permutation test of the within-block ranks of log execution medians, level labels "
+       "re-dealt within blocks of "
        "configurations sharing every other parameter: active when p <= 0.05; no_effect when "
        "p > 0.05, p <= 0.05 was reachable and the level effects spread < 2%; otherwise "
        "inconclusive (too few blocks/executions, or too noisy)"},

@@ -110,8 +110,8 @@ std::string SummaryTable(const SweepResult& r, int rows) {
     }
   }
   if (!r.inert.empty()) {
-    o << "parameter effects (permutation test of log execution medians within blocks, " << r.metric
-      << "):\n";
+    o << "parameter effects (permutation test of ranked log execution medians within blocks, "
+      << r.metric << "):\n";
     for (const auto& v : r.inert) {
       if (v.verdict == Effect::kUntested) {
         o << "  " << v.param << ": untested (" << v.note << ")\n";

@@ -75,7 +75,7 @@ struct InjectionVerdict {
 struct InertVerdict {
   std::string param;
   Effect verdict = Effect::kUntested;
-  std::string test;      // "block_permutation_log_execution_medians"
+  std::string test;      // "block_permutation_ranks_log_execution_medians"
   double statistic = 0;  // between-level sum of squares of block-centred log execution medians
   double p_value = 1;
   double min_p = 1;         // the smallest p the design could give (> alpha: inconclusive)
