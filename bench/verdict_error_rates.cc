@@ -261,8 +261,8 @@ std::string Pct(int k, int n) {
 // The stated rates (docs/honest-measurement.md, "Error rates"): a false winner in at most 1% of
 // sweeps, a false "active" at the test's 5% level, every false "active" on a not-injected
 // parameter flagged, a real 3% difference found in >= 90% of sweeps (with and without 1.5x
-// executions), the node effect within
-// 5% of the truth in >= 95% and its 95% CI covering the truth in >= 90% of sweeps.
+// executions), the node effect within 5% of the truth in >= 95% and its 95% CI covering the
+// truth in >= 90% of sweeps.
 void AddClaims(const Scenario& sc, bool noisy, const Tally& t, ClaimCheck* check) {
   const std::string head = std::string(sc.name) + (noisy ? ", noisy: " : ": ");
   const int n = t.sweeps;
