@@ -12,6 +12,7 @@
 #include "common/space/value.h"
 #include "common/stats/block_permutation.h"
 #include "common/stats/descriptive.h"
+#include "common/stats/rank_tests.h"
 #include "coordinator/aggregate/audit.h"
 
 namespace fleetsweep {
@@ -25,19 +26,13 @@ std::string OthersKey(const ConfigResult& c, const std::string& skip) {
   return k;
 }
 
-// Replaces each value of the block by its midrank (1-based, ties share the mean of their ranks).
+// Replaces each value of the block by its midrank (stats::MidRanks: ties share their mean rank).
 void RankWithinBlock(std::vector<std::pair<int, double>>* block) {
-  std::vector<size_t> order(block->size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return (*block)[a].second < (*block)[b].second; });
-  for (size_t i = 0; i < order.size();) {
-    size_t j = i;
-    while (j + 1 < order.size() && (*block)[order[j + 1]].second == (*block)[order[i]].second) ++j;
-    const double midrank = (static_cast<double>(i + j) + 2) / 2;
-    for (size_t k = i; k <= j; ++k) (*block)[order[k]].second = midrank;
-    i = j + 1;
-  }
+  std::vector<double> values;
+  values.reserve(block->size());
+  for (const auto& [level, x] : *block) values.push_back(x);
+  const stats::Ranking r = stats::MidRanks(values);
+  for (size_t i = 0; i < block->size(); ++i) (*block)[i].second = r.ranks[i];
 }
 
 std::string Num(double x) {
