@@ -46,6 +46,7 @@ MetricSummary Summarize(const Executions& execs, uint64_t seed, int resamples) {
   m.mad = mad.ok() ? *mad : 0;
   m.ci_low = ci.ok() ? ci->low : m.median;
   m.ci_high = ci.ok() ? ci->high : m.median;
+  m.resamples = ci.ok() ? resamples : 0;
   return m;
 }
 
@@ -232,13 +233,14 @@ void IncrementalAggregate::Add(const v1::Attempt& a) {
 
 // `summaries`: the raw metrics changed; `corrected`: the corrected primary must be redone.
 void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, bool applied,
-                                   const std::vector<double>& divisors) {
+                                   const std::vector<double>& divisors, int resamples) {
+  e->primary_resamples = resamples;
   const uint64_t cseed = Fnv1a64(e->base.key, options_.seed);
   if (summaries) {
     ConfigResult c;  // CheckBounds reads metrics and writes the bound fields
     for (const auto& [metric, execs] : e->raw) {
       const bool primary = metric == primary_;
-      c.metrics[metric] = Summarize(execs, cseed, primary ? options_.resamples : 500);
+      c.metrics[metric] = Summarize(execs, cseed, primary ? resamples : 500);
     }
     auto p = c.metrics.find(primary_);
     e->raw_primary = p != c.metrics.end() ? p->second : MetricSummary{};
@@ -260,7 +262,42 @@ void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, boo
       }
     }
     e->log_medians = LogMedians(corr);
-    e->primary = applied ? Summarize(corr, cseed, options_.resamples) : e->raw_primary;
+    e->primary = applied ? Summarize(corr, cseed, resamples) : e->raw_primary;
+  }
+}
+
+void IncrementalAggregate::RetierCIs(bool minimize, bool applied,
+                                     const std::vector<double>& divisors) {
+  const int full = options_.resamples;
+  const int rest = std::min(full, options_.rest_resamples);
+  // The ranking of Compute (rankable first, by corrected median, ties in entry order; a
+  // configuration lacking a bounded metric is not rankable: CheckMetricsArrived), on the entries:
+  // the first full_ci_top of it get `full` rounds, every other entry `rest`.
+  std::vector<size_t> ranked;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
+    if (e.primary.n > 0 && !e.violates_bound &&
+        !LacksBoundedMetric(spec_, e.base.ok_attempts, e.metrics)) {
+      ranked.push_back(i);
+    }
+  }
+  const size_t top =
+      std::min(ranked.size(), static_cast<size_t>(std::max(0, options_.full_ci_top)));
+  if (full != rest && top > 0 && top < ranked.size()) {
+    std::nth_element(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(top - 1),
+                     ranked.end(), [&](size_t a, size_t b) {
+                       const double ma = entries_[a].primary.median;
+                       const double mb = entries_[b].primary.median;
+                       if (ma != mb) return minimize ? ma < mb : ma > mb;
+                       return a < b;
+                     });
+  }
+  std::vector<char> in_top(entries_.size(), 0);
+  for (size_t k = 0; k < top; ++k) in_top[ranked[k]] = 1;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    Entry& e = entries_[i];
+    const int want = in_top[i] ? full : rest;
+    if (e.primary_resamples != want) Refresh(&e, true, true, applied, divisors, want);
   }
 }
 
@@ -329,10 +366,15 @@ SweepResult IncrementalAggregate::Compute(bool take) {
     if (e.dirty || divisors_changed) stale.push_back(&e);
   }
   // Configurations are independent (each has its own seed): any split gives the same result.
+  // A stale entry keeps its last tier of bootstrap rounds (the cheap one when new); RetierCIs
+  // below moves entries between tiers by rank.
+  const int rest = std::min(options.resamples, options.rest_resamples);
   auto refresh = [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end && !cancelled(); ++i) {
-      Refresh(stale[i], stale[i]->dirty, true, ne.applied, node_divisors);
-      stale[i]->dirty = false;
+      Entry* e = stale[i];
+      Refresh(e, e->dirty, true, ne.applied, node_divisors,
+              e->primary_resamples > 0 ? e->primary_resamples : rest);
+      e->dirty = false;
     }
   };
   const size_t threads =
@@ -343,6 +385,7 @@ SweepResult IncrementalAggregate::Compute(bool take) {
   }
   refresh(0, stale.size() / threads);
   for (auto& th : pool) th.join();
+  if (!cancelled()) RetierCIs(minimize, ne.applied, node_divisors);
   // Cancelled: the entries not refreshed stay dirty, and forgetting the divisors makes the next
   // Result recompute every corrected summary (some were refreshed with this round's divisors).
   if (cancelled()) {

@@ -86,9 +86,15 @@ class IncrementalAggregate {
     bool violates_bound = false;
     std::vector<std::string> bound_violations;
     std::vector<double> log_medians;  // of the corrected primary executions
+    int primary_resamples = 0;        // bootstrap rounds of the cached primary CIs (0: none yet)
   };
+  // Recomputes `e`'s summaries (`summaries`: every raw metric's; `corrected`: the node-corrected
+  // primary), the primary metric's CIs with `resamples` rounds.
   void Refresh(Entry* e, bool summaries, bool corrected, bool applied,
-               const std::vector<double>& divisors);
+               const std::vector<double>& divisors, int resamples);
+  // Gives the full_ci_top best-ranked entries options_.resamples rounds and every other entry
+  // min(resamples, rest_resamples) (AggregateOptions), refreshing those whose tier changed.
+  void RetierCIs(bool minimize, bool applied, const std::vector<double>& divisors);
   // The configuration's result; `take` moves out of `e` what it would copy.
   ConfigResult Materialize(Entry& e, bool take) const;
   SweepResult Compute(bool take);

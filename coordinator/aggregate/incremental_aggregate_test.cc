@@ -109,11 +109,15 @@ TEST(IncrementalAggregate, EqualsAFullAggregateAfterEveryRandomBatch) {
   const SweepSpec spec = Spec();
   AggregateOptions options;
   options.resamples = 200;
-  int batches = 0, applied = 0, ranked_changes = 0;
+  int batches = 0, applied = 0, ranked_changes = 0, rest_tier = 0;
   for (uint64_t seed = 1; seed <= 8; ++seed) {
     stats::Rng rng(seed);
     options.seed = seed;
     options.remove_node_effects = seed % 4 != 0;
+    // Odd seeds: only the best two get the full bootstrap, so configurations change tier as the
+    // ranking changes (RetierCIs).
+    options.full_ci_top = seed % 2 == 1 ? 2 : 100;
+    options.rest_resamples = 50;
     Sweep sweep = Records();
     IncrementalAggregate inc(spec, sweep.records, options);
     EXPECT_EQ(inc.dirty(), 6);
@@ -143,6 +147,13 @@ TEST(IncrementalAggregate, EqualsAFullAggregateAfterEveryRandomBatch) {
       ASSERT_EQ(ResultsToJson(got).dump(1), ResultsToJson(want).dump(1))
           << "seed " << seed << " after " << all.size() << " attempts";
       ++batches;
+      for (size_t k = 0; k < got.configs.size(); ++k) {
+        const ConfigResult& c = got.configs[k];
+        if (c.primary.n == 0 || c.violates_bound) continue;  // ranked ones come first
+        const bool top = k < static_cast<size_t>(options.full_ci_top);
+        EXPECT_EQ(c.primary.resamples, top ? 200 : 50) << "seed " << seed << " rank " << k + 1;
+        if (!top) ++rest_tier;
+      }
       if (got.node_effects_applied) ++applied;
       if (!got.configs.empty() && got.configs[0].key != previous_best) ++ranked_changes;
       previous_best = got.configs.empty() ? "" : got.configs[0].key;
@@ -153,6 +164,7 @@ TEST(IncrementalAggregate, EqualsAFullAggregateAfterEveryRandomBatch) {
   EXPECT_GT(applied, 0);
   EXPECT_LT(applied, batches);
   EXPECT_GT(ranked_changes, 8);
+  EXPECT_GT(rest_tier, 50);
 }
 
 // A cancelled Result (the live audits stopping on SIGINT) refreshes nothing more, leaves what it

@@ -28,6 +28,15 @@ std::string BoundText(const MetricSpec& m) {
 
 }  // namespace
 
+bool LacksBoundedMetric(const SweepSpec& spec, int ok_attempts,
+                        const std::map<std::string, MetricSummary>& metrics) {
+  if (ok_attempts == 0) return false;
+  for (const MetricSpec& m : spec.metrics) {
+    if ((m.max_value || m.min_value) && !metrics.count(m.name)) return true;
+  }
+  return false;
+}
+
 void CheckMetricsArrived(const SweepSpec& spec, SweepResult* result) {
   std::set<std::string> reported;
   bool any_ok = false;

@@ -11,11 +11,19 @@
 // valid, invalid_reasons). Called by Aggregate before ranking. Never fails.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include "common/space/spec.h"
 #include "coordinator/aggregate/sweep_result.h"
 
 namespace fleetsweep {
 
 void CheckMetricsArrived(const SweepSpec& spec, SweepResult* result);
+
+// True when a configuration with `ok_attempts` successful attempts and these metric summaries
+// lacks a bounded metric (CheckMetricsArrived then marks it as violating its bound).
+bool LacksBoundedMetric(const SweepSpec& spec, int ok_attempts,
+                        const std::map<std::string, MetricSummary>& metrics);
 
 }  // namespace fleetsweep

@@ -134,6 +134,7 @@ nlohmann::json ConfigJson(const ConfigResult& c, size_t rank) {
   cj["mad"] = c.primary.mad;
   cj["ci_low"] = c.primary.ci_low;
   cj["ci_high"] = c.primary.ci_high;
+  cj["ci_resamples"] = c.primary.resamples;
   cj["attempts"] = c.attempts;
   cj["ok_attempts"] = c.ok_attempts;
   cj["failed_attempts"] = c.failed_attempts;

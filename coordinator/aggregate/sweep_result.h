@@ -34,6 +34,7 @@ struct MetricSummary {
   int64_t n = 0;        // executions
   int64_t samples = 0;  // samples in those executions
   double median = 0, mad = 0, ci_low = 0, ci_high = 0;
+  int resamples = 0;  // bootstrap rounds behind ci_low/ci_high (0: no interval was resampled)
 };
 
 struct ConfigResult {
