@@ -21,35 +21,6 @@ namespace {
 
 using Executions = std::vector<std::vector<double>>;
 
-MetricSummary Summarize(const Executions& execs, uint64_t seed, int resamples) {
-  MetricSummary m;
-  std::vector<double> pooled;
-  for (const auto& e : execs) {
-    if (e.empty()) continue;
-    ++m.n;
-    pooled.insert(pooled.end(), e.begin(), e.end());
-  }
-  m.samples = static_cast<int64_t>(pooled.size());
-  if (pooled.empty()) return m;
-  Executions nonempty;  // a copy only when some execution has no value of this metric
-  const bool has_empty = static_cast<size_t>(m.n) < execs.size();
-  if (has_empty) {
-    for (const auto& e : execs) {
-      if (!e.empty()) nonempty.push_back(e);
-    }
-  }
-  auto med = stats::Median(pooled);
-  auto mad = stats::Mad(pooled);
-  auto ci =
-      stats::HierarchicalBootstrapMedianCI(has_empty ? nonempty : execs, 0.95, resamples, seed);
-  m.median = med.ok() ? *med : 0;
-  m.mad = mad.ok() ? *mad : 0;
-  m.ci_low = ci.ok() ? ci->low : m.median;
-  m.ci_high = ci.ok() ? ci->high : m.median;
-  m.resamples = ci.ok() ? resamples : 0;
-  return m;
-}
-
 ConfigOutcome Outcome(const v1::ConfigRecord& r) {
   switch (r.state()) {
     case v1::CONFIG_STATE_DONE:
@@ -72,32 +43,6 @@ std::string Fmt(const char* f, double a, double b) {
 }
 
 // Log of each execution's median (executions with a non-positive median are left out).
-std::vector<double> LogMedians(const Executions& execs) {
-  std::vector<double> out;
-  for (const auto& e : execs) {
-    if (e.empty()) continue;
-    auto m = stats::Median(e);
-    if (m.ok() && *m > 0) out.push_back(std::log(*m));
-  }
-  return out;
-}
-
-void CheckBounds(const SweepSpec& spec, ConfigResult* c) {
-  for (const auto& m : spec.metrics) {
-    auto it = c->metrics.find(m.name);
-    if (it == c->metrics.end()) continue;
-    const double med = it->second.median;
-    if (m.max_value && med > *m.max_value) {
-      c->violates_bound = true;
-      c->bound_violations.push_back(m.name + Fmt(" median %.6g > max %.6g", med, *m.max_value));
-    }
-    if (m.min_value && med < *m.min_value) {
-      c->violates_bound = true;
-      c->bound_violations.push_back(m.name + Fmt(" median %.6g < min %.6g", med, *m.min_value));
-    }
-  }
-}
-
 void RunAudits(const SweepSpec& spec, const std::vector<std::vector<double>>& log_medians,
                const AggregateOptions& options, SweepResult* out) {
   std::vector<std::string> swept;
@@ -231,76 +176,6 @@ void IncrementalAggregate::Add(const v1::Attempt& a) {
   e.dirty = true;
 }
 
-// `summaries`: the raw metrics changed; `corrected`: the corrected primary must be redone.
-void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, bool applied,
-                                   const std::vector<double>& divisors, int resamples) {
-  e->primary_resamples = resamples;
-  const uint64_t cseed = Fnv1a64(e->base.key, options_.seed);
-  if (summaries) {
-    ConfigResult c;  // CheckBounds reads metrics and writes the bound fields
-    for (const auto& [metric, execs] : e->raw) {
-      const bool primary = metric == primary_;
-      c.metrics[metric] = Summarize(execs, cseed, primary ? resamples : 500);
-    }
-    auto p = c.metrics.find(primary_);
-    e->raw_primary = p != c.metrics.end() ? p->second : MetricSummary{};
-    CheckBounds(spec_, &c);
-    e->metrics = std::move(c.metrics);
-    e->violates_bound = c.violates_bound;
-    e->bound_violations = std::move(c.bound_violations);
-  }
-  if (corrected) {
-    Executions corr;
-    auto raw = e->raw.find(primary_);
-    if (raw != e->raw.end()) {
-      corr.reserve(raw->second.size());
-      for (size_t j = 0; j < raw->second.size(); ++j) {
-        const double div = divisors[static_cast<size_t>(e->primary_nodes[j])];
-        std::vector<double> xs = raw->second[j];
-        for (double& x : xs) x /= div;
-        corr.push_back(std::move(xs));
-      }
-    }
-    e->log_medians = LogMedians(corr);
-    e->primary = applied ? Summarize(corr, cseed, resamples) : e->raw_primary;
-  }
-}
-
-void IncrementalAggregate::RetierCIs(bool minimize, bool applied,
-                                     const std::vector<double>& divisors) {
-  const int full = options_.resamples;
-  const int rest = std::min(full, options_.rest_resamples);
-  // The ranking of Compute (rankable first, by corrected median, ties in entry order; a
-  // configuration lacking a bounded metric is not rankable: CheckMetricsArrived), on the entries:
-  // the first full_ci_top of it get `full` rounds, every other entry `rest`.
-  std::vector<size_t> ranked;
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    const Entry& e = entries_[i];
-    if (e.primary.n > 0 && !e.violates_bound &&
-        !LacksBoundedMetric(spec_, e.base.ok_attempts, e.metrics)) {
-      ranked.push_back(i);
-    }
-  }
-  const size_t top =
-      std::min(ranked.size(), static_cast<size_t>(std::max(0, options_.full_ci_top)));
-  if (full != rest && top > 0 && top < ranked.size()) {
-    std::nth_element(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(top - 1),
-                     ranked.end(), [&](size_t a, size_t b) {
-                       const double ma = entries_[a].primary.median;
-                       const double mb = entries_[b].primary.median;
-                       if (ma != mb) return minimize ? ma < mb : ma > mb;
-                       return a < b;
-                     });
-  }
-  std::vector<char> in_top(entries_.size(), 0);
-  for (size_t k = 0; k < top; ++k) in_top[ranked[k]] = 1;
-  for (size_t i = 0; i < entries_.size(); ++i) {
-    Entry& e = entries_[i];
-    const int want = in_top[i] ? full : rest;
-    if (e.primary_resamples != want) Refresh(&e, true, true, applied, divisors, want);
-  }
-}
-
 ConfigResult IncrementalAggregate::Materialize(Entry& e, bool take) const {
   ConfigResult c = take ? std::move(e.base) : e.base;
   if (e.any_failure) {
@@ -368,7 +243,7 @@ SweepResult IncrementalAggregate::Compute(bool take) {
   // Configurations are independent (each has its own seed): any split gives the same result.
   // A stale entry keeps its last tier of bootstrap rounds (the cheap one when new); RetierCIs
   // below moves entries between tiers by rank.
-  const int rest = std::min(options.resamples, options.rest_resamples);
+  const int rest = RestResamples();
   auto refresh = [&](size_t begin, size_t end) {
     for (size_t i = begin; i < end && !cancelled(); ++i) {
       Entry* e = stale[i];

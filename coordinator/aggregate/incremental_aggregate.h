@@ -95,6 +95,8 @@ class IncrementalAggregate {
   // Gives the full_ci_top best-ranked entries options_.resamples rounds and every other entry
   // min(resamples, rest_resamples) (AggregateOptions), refreshing those whose tier changed.
   void RetierCIs(bool minimize, bool applied, const std::vector<double>& divisors);
+  // min(resamples, rest_resamples): the rounds of a configuration outside the top.
+  int RestResamples() const;
   // The configuration's result; `take` moves out of `e` what it would copy.
   ConfigResult Materialize(Entry& e, bool take) const;
   SweepResult Compute(bool take);

@@ -1,5 +1,6 @@
 #include "coordinator/aggregate/metric_checks.h"
 
+#include <cstdio>
 #include <set>
 
 namespace fleetsweep {
@@ -26,7 +27,31 @@ std::string BoundText(const MetricSpec& m) {
   return out;
 }
 
+std::string MedianVsBound(const char* format, double median, double bound) {
+  char b[96];
+  std::snprintf(b, sizeof b, format, median, bound);
+  return b;
+}
+
 }  // namespace
+
+void CheckBounds(const SweepSpec& spec, ConfigResult* c) {
+  for (const auto& m : spec.metrics) {
+    auto it = c->metrics.find(m.name);
+    if (it == c->metrics.end()) continue;
+    const double med = it->second.median;
+    if (m.max_value && med > *m.max_value) {
+      c->violates_bound = true;
+      c->bound_violations.push_back(m.name +
+                                    MedianVsBound(" median %.6g > max %.6g", med, *m.max_value));
+    }
+    if (m.min_value && med < *m.min_value) {
+      c->violates_bound = true;
+      c->bound_violations.push_back(m.name +
+                                    MedianVsBound(" median %.6g < min %.6g", med, *m.min_value));
+    }
+  }
+}
 
 bool LacksBoundedMetric(const SweepSpec& spec, int ok_attempts,
                         const std::map<std::string, MetricSummary>& metrics) {

@@ -21,6 +21,10 @@ namespace fleetsweep {
 
 void CheckMetricsArrived(const SweepSpec& spec, SweepResult* result);
 
+// Marks `c` as violating a bound (violates_bound, bound_violations) for every metric whose median
+// in c->metrics lies outside the spec's max/min.
+void CheckBounds(const SweepSpec& spec, ConfigResult* c);
+
 // True when a configuration with `ok_attempts` successful attempts and these metric summaries
 // lacks a bounded metric (CheckMetricsArrived then marks it as violating its bound).
 bool LacksBoundedMetric(const SweepSpec& spec, int ok_attempts,

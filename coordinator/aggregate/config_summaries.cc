@@ -1,0 +1,133 @@
+// IncrementalAggregate's per-configuration summaries (incremental_aggregate.h): median, MAD and
+// hierarchical bootstrap CI of every metric, bounds, log execution medians, and the two tiers of
+// bootstrap rounds by rank (AggregateOptions::full_ci_top).
+#include <algorithm>
+#include <cmath>
+
+#include "common/stats/descriptive.h"
+#include "common/stats/hierarchical.h"
+#include "coordinator/aggregate/incremental_aggregate.h"
+#include "coordinator/aggregate/metric_checks.h"
+
+namespace fleetsweep {
+
+namespace {
+
+using Executions = std::vector<std::vector<double>>;
+
+MetricSummary Summarize(const Executions& execs, uint64_t seed, int resamples) {
+  MetricSummary m;
+  std::vector<double> pooled;
+  for (const auto& e : execs) {
+    if (e.empty()) continue;
+    ++m.n;
+    pooled.insert(pooled.end(), e.begin(), e.end());
+  }
+  m.samples = static_cast<int64_t>(pooled.size());
+  if (pooled.empty()) return m;
+  Executions nonempty;  // a copy only when some execution has no value of this metric
+  const bool has_empty = static_cast<size_t>(m.n) < execs.size();
+  if (has_empty) {
+    for (const auto& e : execs) {
+      if (!e.empty()) nonempty.push_back(e);
+    }
+  }
+  auto med = stats::Median(pooled);
+  auto mad = stats::Mad(pooled);
+  auto ci =
+      stats::HierarchicalBootstrapMedianCI(has_empty ? nonempty : execs, 0.95, resamples, seed);
+  m.median = med.ok() ? *med : 0;
+  m.mad = mad.ok() ? *mad : 0;
+  m.ci_low = ci.ok() ? ci->low : m.median;
+  m.ci_high = ci.ok() ? ci->high : m.median;
+  m.resamples = ci.ok() ? resamples : 0;
+  return m;
+}
+
+std::vector<double> LogMedians(const Executions& execs) {
+  std::vector<double> out;
+  for (const auto& e : execs) {
+    if (e.empty()) continue;
+    auto m = stats::Median(e);
+    if (m.ok() && *m > 0) out.push_back(std::log(*m));
+  }
+  return out;
+}
+
+}  // namespace
+
+int IncrementalAggregate::RestResamples() const {
+  return std::min(options_.resamples, options_.rest_resamples);
+}
+
+// `summaries`: the raw metrics changed; `corrected`: the corrected primary must be redone.
+void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, bool applied,
+                                   const std::vector<double>& divisors, int resamples) {
+  e->primary_resamples = resamples;
+  const uint64_t cseed = Fnv1a64(e->base.key, options_.seed);
+  if (summaries) {
+    ConfigResult c;  // CheckBounds reads metrics and writes the bound fields
+    for (const auto& [metric, execs] : e->raw) {
+      const bool primary = metric == primary_;
+      c.metrics[metric] = Summarize(execs, cseed, primary ? resamples : 500);
+    }
+    auto p = c.metrics.find(primary_);
+    e->raw_primary = p != c.metrics.end() ? p->second : MetricSummary{};
+    CheckBounds(spec_, &c);
+    e->metrics = std::move(c.metrics);
+    e->violates_bound = c.violates_bound;
+    e->bound_violations = std::move(c.bound_violations);
+  }
+  if (corrected) {
+    Executions corr;
+    auto raw = e->raw.find(primary_);
+    if (raw != e->raw.end()) {
+      corr.reserve(raw->second.size());
+      for (size_t j = 0; j < raw->second.size(); ++j) {
+        const double div = divisors[static_cast<size_t>(e->primary_nodes[j])];
+        std::vector<double> xs = raw->second[j];
+        for (double& x : xs) x /= div;
+        corr.push_back(std::move(xs));
+      }
+    }
+    e->log_medians = LogMedians(corr);
+    e->primary = applied ? Summarize(corr, cseed, resamples) : e->raw_primary;
+  }
+}
+
+void IncrementalAggregate::RetierCIs(bool minimize, bool applied,
+                                     const std::vector<double>& divisors) {
+  const int full = options_.resamples;
+  const int rest = RestResamples();
+  // The ranking of Compute (rankable first, by corrected median, ties in entry order; a
+  // configuration lacking a bounded metric is not rankable: CheckMetricsArrived), on the entries:
+  // the first full_ci_top of it get `full` rounds, every other entry `rest`.
+  std::vector<size_t> ranked;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    const Entry& e = entries_[i];
+    if (e.primary.n > 0 && !e.violates_bound &&
+        !LacksBoundedMetric(spec_, e.base.ok_attempts, e.metrics)) {
+      ranked.push_back(i);
+    }
+  }
+  const size_t top =
+      std::min(ranked.size(), static_cast<size_t>(std::max(0, options_.full_ci_top)));
+  if (full != rest && top > 0 && top < ranked.size()) {
+    std::nth_element(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(top - 1),
+                     ranked.end(), [&](size_t a, size_t b) {
+                       const double ma = entries_[a].primary.median;
+                       const double mb = entries_[b].primary.median;
+                       if (ma != mb) return minimize ? ma < mb : ma > mb;
+                       return a < b;
+                     });
+  }
+  std::vector<char> in_top(entries_.size(), 0);
+  for (size_t k = 0; k < top; ++k) in_top[ranked[k]] = 1;
+  for (size_t i = 0; i < entries_.size(); ++i) {
+    Entry& e = entries_[i];
+    const int want = in_top[i] ? full : rest;
+    if (e.primary_resamples != want) Refresh(&e, true, true, applied, divisors, want);
+  }
+}
+
+}  // namespace fleetsweep
