@@ -25,18 +25,25 @@ struct Flat {
   std::vector<int> labels;
 };
 
-double Statistic(const Flat& flat, const std::vector<double>& counts, std::vector<double>* sums) {
-  std::fill(sums->begin(), sums->end(), 0.0);
-  double* s_by_level = sums->data();
+// Adds flat's values [begin, end) to the sums of their labels.
+void Accumulate(const Flat& flat, size_t begin, size_t end, double* s_by_level) {
   const double* centred = flat.centred.data();
   const int* labels = flat.labels.data();
-  const size_t n = flat.centred.size();
-  for (size_t i = 0; i < n; ++i) s_by_level[labels[i]] += centred[i];
+  for (size_t i = begin; i < end; ++i) s_by_level[labels[i]] += centred[i];
+}
+
+double FromSums(const std::vector<double>& counts, const std::vector<double>& sums) {
   double s = 0;
-  for (size_t l = 0; l < sums->size(); ++l) {
-    if (counts[l] > 0) s += s_by_level[l] * s_by_level[l] / counts[l];
+  for (size_t l = 0; l < sums.size(); ++l) {
+    if (counts[l] > 0) s += sums[l] * sums[l] / counts[l];
   }
   return s;
+}
+
+double Statistic(const Flat& flat, const std::vector<double>& counts, std::vector<double>* sums) {
+  std::fill(sums->begin(), sums->end(), 0.0);
+  Accumulate(flat, 0, flat.centred.size(), sums->data());
+  return FromSums(counts, *sums);
 }
 
 // log of the number of distinct orderings of a label multiset.
@@ -154,14 +161,20 @@ StatusOr<BlockPermutationResult> BlockPermutationTest(
     size_t b = 0;
     int* l = labels;
     size_t k = flat.offset[1];  // the draws visit the blocks in order, k = m, ..., 2 in each
+    std::fill(sums.begin(), sums.end(), 0.0);
+    // Each block's labels are summed as soon as they are dealt, while they are in cache: the same
+    // additions in the same order as Statistic's one pass.
     DrawPacked(plan, &rng, [&](size_t, uint32_t j) {
       std::swap(l[k - 1], l[j]);
-      if (--k == 1 && ++b < blocks.size()) {
-        l = labels + flat.offset[b];
-        k = flat.offset[b + 1] - flat.offset[b];
+      if (--k == 1) {
+        Accumulate(flat, flat.offset[b], flat.offset[b + 1], sums.data());
+        if (++b < blocks.size()) {
+          l = labels + flat.offset[b];
+          k = flat.offset[b + 1] - flat.offset[b];
+        }
       }
     });
-    if (AtLeast(Statistic(flat, counts, &sums), r.statistic)) ++hits;
+    if (AtLeast(FromSums(counts, sums), r.statistic)) ++hits;
     if (stop_after_hits > 0 && hits >= stop_after_hits && i + 1 < resamples) {
       r.resamples = i + 1;
       r.stopped_early = true;

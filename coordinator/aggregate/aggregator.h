@@ -42,10 +42,10 @@ struct AggregateOptions {
   double winner_alpha = 0.01;  // family-wise false-winner rate
   double effect_alpha = 0.05;  // level of the per-parameter effect test
   // Hierarchical bootstrap rounds of the primary metric's CI: `resamples` for the `full_ci_top`
-  // best-ranked configurations, min(resamples, rest_resamples) for the others, whose intervals
-  // decide nothing (the winner and effect tests read execution medians): fewer rounds only add
-  // Monte Carlo noise to their endpoints (MetricSummary::resamples says which; 500 for every
-  // other metric). docs/honest-measurement.md section 1 states the noise.
+  // best-ranked configurations, min(resamples, rest_resamples) (at least 1) for the others, whose
+  // intervals decide nothing (the winner and effect tests read execution medians): fewer rounds
+  // only add Monte Carlo noise to their endpoints (MetricSummary::resamples says which; 500 for
+  // every other metric). docs/honest-measurement.md section 1 states the noise.
   int resamples = 2000;
   int full_ci_top = 100;
   int rest_resamples = 500;

@@ -57,7 +57,7 @@ std::vector<double> LogMedians(const Executions& execs) {
 }  // namespace
 
 int IncrementalAggregate::RestResamples() const {
-  return std::min(options_.resamples, options_.rest_resamples);
+  return std::max(1, std::min(options_.resamples, options_.rest_resamples));
 }
 
 // `summaries`: the raw metrics changed; `corrected`: the corrected primary must be redone.
@@ -117,7 +117,7 @@ void IncrementalAggregate::RetierCIs(bool minimize, bool applied,
                      ranked.end(), [&](size_t a, size_t b) {
                        const double ma = entries_[a].primary.median;
                        const double mb = entries_[b].primary.median;
-                       if (ma != mb) return minimize ? ma < mb : ma > mb;
+                       if (ma != mb) return RanksBefore(ma, mb, minimize);
                        return a < b;
                      });
   }

@@ -22,18 +22,30 @@ int32_t ExecutionLog::Add(const v1::Attempt& a) {
   for (const auto& s : a.samples()) {
     if (s.metric() == metric_ && std::isfinite(s.value())) xs.push_back(s.value());
   }
+  return AddWith(a, xs).node;
+}
+
+ExecutionLog::Ids ExecutionLog::AddWith(const v1::Attempt& a, const std::vector<double>& finite) {
+  if (!a.ok()) return {};
   LoggedExecution e;
-  e.median = xs.empty() ? NAN : stats::MedianOf(xs);
+  if (finite.empty()) {
+    e.median = NAN;
+  } else {
+    scratch_.assign(finite.begin(), finite.end());
+    e.median = stats::MedianInPlace(&scratch_);
+  }
   e.config = keys_.Intern(a.config_key());
   e.node = nodes_.Intern(a.node());
-  auto it = a.info().find("session.position");
-  e.position = it == a.info().end() ? 0 : std::atoi(it->second.c_str());
+  if (!a.info().empty()) {
+    auto it = a.info().find("session.position");
+    e.position = it == a.info().end() ? 0 : std::atoi(it->second.c_str());
+  }
   e.reference = a.reference();
   executions_.push_back(e);
-  if (e.reference && !xs.empty()) {
-    references_.push_back({e.node, a.started_unix_ms(), a.attempt_id(), std::move(xs)});
+  if (e.reference && !finite.empty()) {
+    references_.push_back({e.node, a.started_unix_ms(), a.attempt_id(), finite});
   }
-  return e.node;
+  return {e.config, e.node};
 }
 
 }  // namespace fleetsweep

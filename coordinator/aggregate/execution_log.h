@@ -47,8 +47,16 @@ class ExecutionLog {
  public:
   explicit ExecutionLog(std::string metric) : metric_(std::move(metric)) {}
 
+  struct Ids {
+    int32_t config = -1;  // key(config); -1 when not logged
+    int32_t node = -1;    // node(node); -1 when not logged
+  };
   // Logs `a` when it is ok; returns its node's index, -1 when not logged.
   int32_t Add(const v1::Attempt& a);
+  // As Add, given `finite`: the attempt's finite samples of the log's metric, in its order (the
+  // caller has them at hand: the attempt's samples are not scanned again). Returns the indices
+  // of its configuration and node, both -1 when not logged.
+  Ids AddWith(const v1::Attempt& a, const std::vector<double>& finite);
 
   const std::string& metric() const { return metric_; }
   const std::vector<LoggedExecution>& executions() const { return executions_; }
@@ -68,6 +76,7 @@ class ExecutionLog {
   std::vector<LoggedExecution> executions_;
   std::vector<LoggedReference> references_;
   Interned keys_, nodes_;
+  std::vector<double> scratch_;  // AddWith's median buffer (no allocation per attempt)
 };
 
 }  // namespace fleetsweep

@@ -141,14 +141,52 @@ void IncrementalAggregate::UpdateRecord(const v1::ConfigRecord& r) {
   e.record_failure_detail = e.record_infeasible ? r.last_failure_detail() : "";
 }
 
+size_t IncrementalAggregate::GroupFiniteSamples(const v1::Attempt& a) {
+  size_t used = 0;
+  for (const auto& s : a.samples()) {
+    if (!std::isfinite(s.value())) continue;
+    size_t g = 0;
+    while (g < used && groups_[g].first != s.metric()) ++g;
+    if (g == used) {
+      if (used == groups_.size()) groups_.emplace_back();
+      groups_[used].first = s.metric();
+      groups_[used].second.clear();
+      ++used;
+    }
+    groups_[g].second.push_back(s.value());
+  }
+  return used;
+}
+
+IncrementalAggregate::Entry* IncrementalAggregate::Find(int32_t logged, const std::string& key) {
+  const auto slot = static_cast<size_t>(logged);
+  if (logged >= 0 && slot < entry_of_logged_.size() && entry_of_logged_[slot] != kNoEntry) {
+    return &entries_[entry_of_logged_[slot]];
+  }
+  auto it = index_.find(key);
+  if (it == index_.end()) return nullptr;  // not remembered: Track may add it later
+  if (logged >= 0) {
+    if (slot >= entry_of_logged_.size()) entry_of_logged_.resize(slot + 1, kNoEntry);
+    entry_of_logged_[slot] = it->second;
+  }
+  return &entries_[it->second];
+}
+
 void IncrementalAggregate::Add(const v1::Attempt& a) {
   ++total_attempts_;
   if (!a.ok()) ++failed_attempts_;
-  const int32_t node = log_.Add(a);  // every ok attempt, reference ones and unknown keys included
+  // Every ok attempt is logged, reference ones and unknown keys included.
+  const size_t groups = a.ok() ? GroupFiniteSamples(a) : 0;
+  const std::vector<double>* primary = nullptr;
+  for (size_t g = 0; g < groups && primary == nullptr; ++g) {
+    if (groups_[g].first == primary_) primary = &groups_[g].second;
+  }
+  static const std::vector<double> kNone;
+  const ExecutionLog::Ids ids = log_.AddWith(a, primary != nullptr ? *primary : kNone);
   if (a.reference()) return;
-  auto it = index_.find(a.config_key());
-  if (it == index_.end()) return;
-  Entry& e = entries_[it->second];
+  Entry* found = Find(ids.config, a.config_key());
+  if (found == nullptr) return;
+  Entry& e = *found;
   ConfigResult* c = &e.base;
   ++c->attempts;
   c->nodes.insert(a.node());
@@ -164,13 +202,11 @@ void IncrementalAggregate::Add(const v1::Attempt& a) {
   }
   ++c->ok_attempts;
   if (!a.fingerprint().empty()) c->fingerprints.insert(a.fingerprint());
-  std::map<std::string, std::vector<double>> by_metric;
-  for (const auto& s : a.samples()) {
-    if (!std::isfinite(s.value())) continue;
-    by_metric[s.metric()].push_back(s.value());
+  if (primary != nullptr) e.primary_nodes.push_back(ids.node);
+  for (size_t g = 0; g < groups; ++g) {
+    const std::vector<double>& xs = groups_[g].second;
+    e.raw[groups_[g].first].emplace_back(xs.begin(), xs.end());
   }
-  if (by_metric.count(primary_) > 0) e.primary_nodes.push_back(node);
-  for (auto& [metric, xs] : by_metric) e.raw[metric].push_back(std::move(xs));
   total_samples_ += a.samples_size();
   if (!e.dirty) ++dirty_count_;
   e.dirty = true;
@@ -305,7 +341,7 @@ SweepResult IncrementalAggregate::Compute(bool take) {
     const ConfigResult& b = out.configs[ib];
     if (rankable(a) != rankable(b)) return rankable(a);
     if (!rankable(a)) return a.key < b.key;
-    return minimize ? a.primary.median < b.primary.median : a.primary.median > b.primary.median;
+    return RanksBefore(a.primary.median, b.primary.median, minimize);
   });
   // Put into rank order in place (rank k takes order[k]), cycle by cycle: no second copy.
   std::vector<std::vector<double>> log_medians = std::move(unranked_log_medians);

@@ -19,9 +19,9 @@
 // Memory: one entry per configuration given (constructor or Track), none for the others: the live
 // audits start with the configurations counted so far and Track each one as it gets its first
 // attempt, so a 1,000,000-configuration space costs only what has run. Per attempt: its finite
-// samples in its configuration's entry, and one 24-byte ExecutionLog record (ok attempts;
-// reference ones also keep their samples) for node effects and the warm-state audit; no copy of
-// the v1::Attempt.
+// samples in its configuration's entry (one allocation per metric), and one 24-byte ExecutionLog
+// record (ok attempts; reference ones also keep their samples) for node effects and the warm-state
+// audit; no copy of the v1::Attempt.
 //
 // Errors: none (as Aggregate). Ownership: borrows the spec (must outlive it); copies what it
 // needs from records and attempts. Not thread-safe: one thread calls everything.
@@ -32,6 +32,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "common/space/spec.h"
@@ -88,6 +89,11 @@ class IncrementalAggregate {
     std::vector<double> log_medians;  // of the corrected primary executions
     int primary_resamples = 0;        // bootstrap rounds of the cached primary CIs (0: none yet)
   };
+  // Groups `a`'s finite samples by metric (first-seen order) into groups_[0, returned count).
+  size_t GroupFiniteSamples(const v1::Attempt& a);
+  // The entry of configuration `key` (`logged`: its ExecutionLog key index, -1 when not
+  // logged); null when no entry has that key.
+  Entry* Find(int32_t logged, const std::string& key);
   // Recomputes `e`'s summaries (`summaries`: every raw metric's; `corrected`: the node-corrected
   // primary), the primary metric's CIs with `resamples` rounds.
   void Refresh(Entry* e, bool summaries, bool corrected, bool applied,
@@ -107,6 +113,12 @@ class IncrementalAggregate {
   std::deque<Entry> entries_;  // no spare capacity, and entries never move
   std::unordered_map<std::string, size_t> index_;
   ExecutionLog log_;  // every attempt added, as node effects and the warm-state audit read it
+  // The entry of each ExecutionLog key index (kNoEntry: not looked up yet, or no entry then), so
+  // that an attempt costs one hash of its key (the log's), not two.
+  static constexpr size_t kNoEntry = static_cast<size_t>(-1);
+  std::vector<size_t> entry_of_logged_;
+  // Add's scratch: (metric, finite samples) of the attempt being added; kept to reuse capacity.
+  std::vector<std::pair<std::string, std::vector<double>>> groups_;
   int64_t dirty_count_ = 0;
   int64_t total_attempts_ = 0, failed_attempts_ = 0, total_samples_ = 0;
   bool have_divisors_ = false;  // the cached corrected summaries used these:

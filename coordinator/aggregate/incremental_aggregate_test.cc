@@ -348,5 +348,47 @@ TEST(IncrementalAggregate, FailedAndReferenceAttemptsDirtyNothing) {
   EXPECT_EQ(ResultsToJson(r).dump(), ResultsToJson(Aggregate(spec, sweep.records, all)).dump());
 }
 
+// Add finds a configuration through the log's key index once it has an entry: an attempt Added
+// before its configuration is Tracked counts only in the totals, every later one (ok or failed)
+// counts for it; samples of two metrics interleaved in one attempt land in their own metrics.
+TEST(IncrementalAggregate, AttemptsBeforeTrackAreNotCountedThoseAfterAre) {
+  const SweepSpec spec = Spec();
+  Sweep sweep = Records();
+  IncrementalAggregate inc(spec, {}, AggregateOptions{});
+  auto attempt = [&](bool ok, std::vector<std::pair<const char*, double>> samples) {
+    v1::Attempt a;
+    a.set_config_key(sweep.records[3].config_key());
+    a.set_node("n1");
+    a.set_ok(ok);
+    if (!ok) a.set_failure_class(v1::FAILURE_CLASS_TIMEOUT);
+    for (const auto& [metric, value] : samples) {
+      auto* s = a.add_samples();
+      s->set_metric(metric);
+      s->set_value(value);
+    }
+    return a;
+  };
+  inc.Add(attempt(true, {{"time_ms", 99}, {"mem", 9}}));  // not tracked yet: totals only
+  inc.Track(sweep.records[3]);
+  inc.Add(attempt(true, {{"time_ms", 12}, {"mem", 1.0}, {"time_ms", 14}, {"mem", 1.02}}));
+  inc.Add(attempt(false, {}));
+  inc.Add(attempt(true, {{"mem", 1.01}, {"time_ms", 13}, {"time_ms", NAN}}));
+  SweepResult r = inc.Result();
+  EXPECT_EQ(r.total_attempts, 4);
+  EXPECT_EQ(r.failed_attempts, 1);
+  ASSERT_EQ(r.configs.size(), 1u);
+  const ConfigResult& c = r.configs[0];
+  EXPECT_EQ(c.attempts, 3);
+  EXPECT_EQ(c.ok_attempts, 2);
+  EXPECT_EQ(c.failed_attempts, 1);
+  EXPECT_EQ(c.raw_primary.n, 2);        // executions (the one before Track not counted)
+  EXPECT_EQ(c.raw_primary.samples, 3);  // 12, 14, 13: the NaN dropped
+  EXPECT_DOUBLE_EQ(c.raw_primary.median, 13);
+  ASSERT_EQ(c.metrics.count("mem"), 1u);
+  EXPECT_EQ(c.metrics.at("mem").n, 2);
+  EXPECT_EQ(c.metrics.at("mem").samples, 3);
+  EXPECT_DOUBLE_EQ(c.metrics.at("mem").median, 1.01);
+}
+
 }  // namespace
 }  // namespace fleetsweep

@@ -30,4 +30,8 @@ void CheckBounds(const SweepSpec& spec, ConfigResult* c);
 bool LacksBoundedMetric(const SweepSpec& spec, int ok_attempts,
                         const std::map<std::string, MetricSummary>& metrics);
 
+// The ranking's order of two rankable configurations by their (corrected) primary medians: true
+// when `a` ranks before `b` (equal medians keep their order: the callers break ties by position).
+inline bool RanksBefore(double a, double b, bool minimize) { return minimize ? a < b : a > b; }
+
 }  // namespace fleetsweep
