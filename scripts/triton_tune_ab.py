@@ -53,41 +53,16 @@ def load_variant(spec):
     return mod
 
 
-class Dummy:
-    """Stands in for a harness's Prepared when compiling."""
-
-
-def dummy_prepared(torch, tiles, shape):
-    """What a variant's _pipeline(ctx, p, compile_only=True) reads, with the argument types,
-    strides and alignment of `shape` (bf16 weights of the real size, allocated but never written;
-    activations one token long): it compiles the kernels prepare() then launches (the harness
-    leaves EM and num_valid unspecialized)."""
-    m, e, n, k, topk = shape
-    bf = torch.bfloat16
-    p = Dummy()
-    p.tiles, p.shape, p.em = tiles, (1, e, n, k, topk), tiles["BLOCK_SIZE_M"]
-    p.inp = {"x": torch.empty(1, k, device="cuda", dtype=bf),
-             "w1": torch.empty(e, 2 * n, k, device="cuda", dtype=bf),
-             "w2": torch.empty(e, k, n, device="cuda", dtype=bf),
-             "wts": torch.empty(topk, device="cuda", dtype=torch.float32)}
-    p.c1, p.c2, p.c3 = (torch.empty(topk, c, device="cuda", dtype=bf) for c in (2 * n, n, k))
-    p.sorted = torch.empty(tiles["BLOCK_SIZE_M"], device="cuda", dtype=torch.int32)
-    p.experts = torch.empty(1, device="cuda", dtype=torch.int32)
-    return p
-
-
 def _compile_chunk(job):
     """Child process: compile (variant, tile set) pairs into the shared TRITON_CACHE_DIR."""
     pairs, shape = job
-    import torch
     done, mods, ctxs = 0, {}, {}
     for spec, c in pairs:
         try:
             if spec[0] not in mods:
                 mods[spec[0]] = load_variant(spec)
                 ctxs[spec[0]] = mods[spec[0]].setup({})
-            p = dummy_prepared(torch, c, shape)
-            mods[spec[0]]._pipeline(ctxs[spec[0]], p, compile_only=True)
+            mods[spec[0]].compile_tile_set(ctxs[spec[0]], c, shape)
             done += 1
         except Exception as exc:  # noqa: BLE001 - prepare reports it again in the main process
             print("compile %s %s: %s" % (spec[0], cid(c), str(exc)[:200]), file=sys.stderr)

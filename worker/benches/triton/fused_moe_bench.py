@@ -7,7 +7,10 @@ Triton kernel `moe_gemm` is a grouped GEMM over those padded blocks (each progra
 BLOCK_SIZE_M x BLOCK_SIZE_N tile of one expert, K in BLOCK_SIZE_K steps, GROUP_SIZE_M-grouped
 program order); GEMM1 (K -> 2N), SiLU-and-mul, GEMM2 (N -> K) with the top-k weights applied in
 its epilogue, then the sum over the top-k slots. The four tiles are tl.constexpr and num_warps /
-num_stages launch options, so every tile set is its own compiled binary.
+num_stages launch options, so every tile set is its own compiled binary. The K loop drops its K
+masks when K % BLOCK_SIZE_K == 0 (EVEN_K, decided by the host), and on sm_90 and newer reads the
+weights through a host-side TMA tensor descriptor (B_DESC; module attribute B_DESC = 0 turns it
+off): 4-6% faster at M >= 1024 on an H100 (docs/gpu-results.md, "Kernel candidate").
 
 Parameters (fleetsweep parameters or NAME=VALUE arguments):
   BLOCK_SIZE_M BLOCK_SIZE_N BLOCK_SIZE_K GROUP_SIZE_M num_warps num_stages   the tile set
@@ -47,6 +50,7 @@ import moe_algo  # noqa: E402
 DEFAULTS = {"M": 1024, "E": 8, "N": 14336, "K": 4096, "topk": 2, "dtype": "bfloat16",
             "smem_limit": 0, "reps": 20, "warmup": 3, "inner": 0, "seed": 0, "platform": ""}
 TOLERANCE = 2e-2  # relative Frobenius error for bf16/fp16 operands (METHOD.md: 1e-3..1e-2)
+B_DESC = True  # load B (the weights) through TMA tensor descriptors where setup() finds sm_90+
 
 
 def _kernel():
@@ -55,7 +59,7 @@ def _kernel():
                  stride_am, stride_ak, stride_be, stride_bn, stride_bk, stride_cm, stride_cn,
                  TOP_K: tl.constexpr, MUL_WEIGHT: tl.constexpr, BLOCK_SIZE_M: tl.constexpr,
                  BLOCK_SIZE_N: tl.constexpr, BLOCK_SIZE_K: tl.constexpr,
-                 GROUP_SIZE_M: tl.constexpr):
+                 GROUP_SIZE_M: tl.constexpr, EVEN_K: tl.constexpr, B_DESC: tl.constexpr):
         # Program -> (block row, block column), grouped like moe_algo.program_tile.
         pid = tl.program_id(0)
         num_pid_m = tl.cdiv(EM, BLOCK_SIZE_M)
@@ -72,18 +76,35 @@ def _kernel():
         tok_ok = tok < num_valid
         expert = tl.load(expert_ptr + pid_m).to(tl.int64)
         offs_n = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
-        offs_bn = offs_n % N
         offs_k = tl.arange(0, BLOCK_SIZE_K)
+        # A rows stay masked (padding rows load nothing): gathering row 0 for them instead was
+        # 3-13% slower at M >= 256 (docs/gpu-results.md, "Kernel candidate").
         a_ptrs = a_ptr + (tok[:, None] // TOP_K) * stride_am + offs_k[None, :] * stride_ak
-        b_ptrs = b_ptr + expert * stride_be + offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn
+        if B_DESC:
+            # B through a TMA descriptor over the experts' weights seen as (E * N) x K rows: a
+            # tile past N reads the next expert's rows (or zeros past the end), never stored.
+            b_row = (expert * N + pid_n * BLOCK_SIZE_N).to(tl.int32)
+        else:
+            offs_bn = offs_n % N
+            b_ptrs = b_ptr + expert * stride_be + offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn
         acc = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
         for step in range(0, tl.cdiv(K, BLOCK_SIZE_K)):
-            k_left = K - step * BLOCK_SIZE_K
-            a = tl.load(a_ptrs, mask=tok_ok[:, None] & (offs_k[None, :] < k_left), other=0.0)
-            b = tl.load(b_ptrs, mask=offs_k[:, None] < k_left, other=0.0)
+            # EVEN_K (K % BLOCK_SIZE_K == 0, decided by the host): no K mask.
+            if EVEN_K:
+                a = tl.load(a_ptrs, mask=tok_ok[:, None], other=0.0)
+            else:
+                a = tl.load(a_ptrs, mask=tok_ok[:, None] & (offs_k[None, :] < K - step * BLOCK_SIZE_K),
+                            other=0.0)
+            if B_DESC:
+                b = b_ptr.load([b_row, step * BLOCK_SIZE_K]).T  # zero-filled past K
+            else:
+                if EVEN_K:
+                    b = tl.load(b_ptrs)
+                else:
+                    b = tl.load(b_ptrs, mask=offs_k[:, None] < K - step * BLOCK_SIZE_K, other=0.0)
+                b_ptrs += BLOCK_SIZE_K * stride_bk
             acc = tl.dot(a, b, acc)
             a_ptrs += BLOCK_SIZE_K * stride_ak
-            b_ptrs += BLOCK_SIZE_K * stride_bk
         if MUL_WEIGHT:
             acc = acc * tl.load(w_ptr + tok, mask=tok_ok, other=0.0)[:, None]
         c_ptrs = c_ptr + tok[:, None] * stride_cm + offs_n[None, :] * stride_cn
@@ -129,8 +150,15 @@ def setup(session):
         raise fsb.BenchError("not_implemented", "triton is not installed")
     if not torch.cuda.is_available():
         raise fsb.BenchError("not_implemented", "no CUDA device")
-    return {"torch": torch, "triton": triton, "kernel": _kernel(), "silu": _silu_kernel(),
-            "inputs": {}}
+    ctx = {"torch": torch, "triton": triton, "kernel": _kernel(), "silu": _silu_kernel(),
+           "inputs": {}, "b_desc": False}
+    try:  # B through TMA descriptors where the device has the copy engine (sm_90 and newer)
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        ctx["TensorDescriptor"] = TensorDescriptor
+        ctx["b_desc"] = B_DESC and torch.cuda.get_device_capability()[0] >= 9
+    except ImportError:
+        pass
+    return ctx
 
 
 def _value(params, name):
@@ -240,6 +268,17 @@ def _compile_or_launch(kern, grid, compile_only, *args, **kwargs):
     return kern[grid](*args, **kwargs)
 
 
+def _b_operand(ctx, w, tiles):
+    """GEMM B operand: the weights (E, rows, cols) as a TMA tensor descriptor over (E * rows) x
+    cols with [BLOCK_SIZE_N, BLOCK_SIZE_K] boxes where ctx["b_desc"] (sm_90 and newer), else the
+    tensor itself (pointer loads)."""
+    if not ctx.get("b_desc"):
+        return w, False
+    e, rows, cols = w.shape
+    return ctx["TensorDescriptor"](w, [e * rows, cols], [w.stride(1), w.stride(2)],
+                                   [tiles["BLOCK_SIZE_N"], tiles["BLOCK_SIZE_K"]]), True
+
+
 def _pipeline(ctx, p, compile_only=False):
     """fused_experts on the prepared buffers; returns the two compiled kernels. compile_only:
     compile both GEMMs without running anything on the device."""
@@ -251,22 +290,49 @@ def _pipeline(ctx, p, compile_only=False):
                   num_warps=t["num_warps"], num_stages=t["num_stages"])
     pid_m = p.em // t["BLOCK_SIZE_M"]
     w1, w2, x = inp["w1"], inp["w2"], inp["x"]
+    b1, desc = _b_operand(ctx, w1, t)
+    b2, _ = _b_operand(ctx, w2, t)
     k1 = _compile_or_launch(
         kern, (pid_m * triton.cdiv(2 * n, t["BLOCK_SIZE_N"]),), compile_only,
-        x, w1, p.c1, inp["wts"], p.sorted, p.experts, 2 * n, k, p.em, m * topk,
+        x, b1, p.c1, inp["wts"], p.sorted, p.experts, 2 * n, k, p.em, m * topk,
         x.stride(0), x.stride(1), w1.stride(0), w1.stride(1), w1.stride(2), p.c1.stride(0),
-        p.c1.stride(1), TOP_K=topk, MUL_WEIGHT=False, **launch)
+        p.c1.stride(1), TOP_K=topk, MUL_WEIGHT=False, EVEN_K=k % t["BLOCK_SIZE_K"] == 0,
+        B_DESC=desc, **launch)
     if not compile_only:
         ctx["silu"][(m * topk, triton.cdiv(n, 1024))](p.c1, p.c2, n, p.c1.stride(0),
                                                        p.c2.stride(0), BLOCK=1024)
     k2 = _compile_or_launch(
         kern, (pid_m * triton.cdiv(k, t["BLOCK_SIZE_N"]),), compile_only,
-        p.c2, w2, p.c3, inp["wts"], p.sorted, p.experts, k, n, p.em, m * topk,
+        p.c2, b2, p.c3, inp["wts"], p.sorted, p.experts, k, n, p.em, m * topk,
         p.c2.stride(0), p.c2.stride(1), w2.stride(0), w2.stride(1), w2.stride(2), p.c3.stride(0),
-        p.c3.stride(1), TOP_K=1, MUL_WEIGHT=True, **launch)
+        p.c3.stride(1), TOP_K=1, MUL_WEIGHT=True, EVEN_K=n % t["BLOCK_SIZE_K"] == 0,
+        B_DESC=desc, **launch)
     if not compile_only:
         torch.sum(p.c3.view(m, topk, k), dim=1, out=p.out)
     return k1, k2
+
+
+def dummy_prepared(torch, tiles, shape, dtype="bfloat16"):
+    """A Prepared with the argument types, strides and alignment of `shape` (weights allocated,
+    never written; activations one token long), for compiling a tile set without inputs: the
+    kernels it compiles are those prepare() launches (EM and num_valid are not specialized)."""
+    m, e, n, k, topk = shape
+    dt = getattr(torch, dtype)
+    p = Prepared()
+    p.tiles, p.shape, p.em = tiles, (1, e, n, k, topk), tiles["BLOCK_SIZE_M"]
+    p.inp = {"x": torch.empty(1, k, device="cuda", dtype=dt),
+             "w1": torch.empty(e, 2 * n, k, device="cuda", dtype=dt),
+             "w2": torch.empty(e, k, n, device="cuda", dtype=dt),
+             "wts": torch.empty(topk, device="cuda", dtype=torch.float32)}
+    p.c1, p.c2, p.c3 = (torch.empty(topk, c, device="cuda", dtype=dt) for c in (2 * n, n, k))
+    p.sorted = torch.empty(tiles["BLOCK_SIZE_M"], device="cuda", dtype=torch.int32)
+    p.experts = torch.empty(1, device="cuda", dtype=torch.int32)
+    return p
+
+
+def compile_tile_set(ctx, tiles, shape, dtype="bfloat16"):
+    """Compiles the two GEMMs of one tile set for `shape` into the Triton cache (no launch)."""
+    return _pipeline(ctx, dummy_prepared(ctx["torch"], tiles, shape, dtype), compile_only=True)
 
 
 def _fingerprint(compiled):
