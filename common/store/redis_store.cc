@@ -9,8 +9,8 @@
 #include <cstdint>
 #include <thread>
 
-#include "common/store/sigpipe_guard.h"
 #include "common/store/store_checks.h"
+#include "common/util/sigpipe_guard.h"
 
 namespace fleetsweep {
 namespace {

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "common/util/sigpipe_guard.h"
 #include "worker/executors/descendants.h"
 
 namespace fleetsweep {
@@ -62,6 +63,7 @@ bool LiveChild::exited() { return reaped_ || Exited(sp_.pid); }
 bool LiveChild::WriteLine(const std::string& line, Clock::time_point deadline) {
   if (sp_.stdin_fd < 0) return false;
   std::string data = line + "\n";
+  ScopedSigpipeGuard no_sigpipe;  // a dead child's pipe: EPIPE below, never a fatal signal
   size_t off = 0;
   while (off < data.size()) {
     ssize_t n = write(sp_.stdin_fd, data.data() + off, data.size() - off);

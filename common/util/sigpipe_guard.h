@@ -1,7 +1,8 @@
-// ScopedSigpipeGuard: keeps SIGPIPE from killing the process during a socket write.
+// ScopedSigpipeGuard: keeps SIGPIPE from killing the process during a socket or pipe write.
 //
 // hiredis writes with write(2): on a connection the server has closed, a second write raises
-// SIGPIPE, which kills a process that has not ignored it. This blocks SIGPIPE in the calling
+// SIGPIPE, which kills a process that has not ignored it; so does a write to the stdin pipe of a
+// benchmark session that has died (LiveChild::WriteLine). This blocks SIGPIPE in the calling
 // thread for the scope, then swallows a SIGPIPE raised meanwhile (one that was already pending
 // before is left alone), so the failure surfaces as EPIPE -> kUnavailable instead.
 //

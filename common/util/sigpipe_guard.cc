@@ -1,4 +1,4 @@
-#include "common/store/sigpipe_guard.h"
+#include "common/util/sigpipe_guard.h"
 
 #include <pthread.h>
 
