@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <random>
 #include <thread>
@@ -316,11 +317,14 @@ RunOutcome SweepRunner::Finish() {
       out_ << "report: not written for an interrupted sweep (`fleetsweep report " << o.out_dir
            << "` writes it)\n";
     } else {
-      // The report plots every execution: it needs the attempts (read once more, here only).
-      auto attempts = st.write_behind->LoadAttempts(st.spec.name);
+      // The report plots every execution: the attempts are streamed once more (the store is
+      // locked by us), never all held at once.
       ReportOptions report_options;
-      if (attempts.ok()) report_options.attempts = &*attempts;  // the store is locked by us
-      Status rep = attempts.ok() ? WriteReport(o.out_dir, report_options) : attempts.status();
+      report_options.for_each_attempt =
+          [&](const std::function<Status(const v1::Attempt&)>& visit) {
+            return st.write_behind->ForEachAttempt(st.spec.name, visit);
+          };
+      Status rep = WriteReport(o.out_dir, report_options);
       if (rep.ok()) {
         out_ << "report: " << o.out_dir << "/report.html\n";
       } else {

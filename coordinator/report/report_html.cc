@@ -312,9 +312,17 @@ StatusOr<std::string> Render(const json& r, const ReportOptions& opt) {
   if (!x.empty() && !y.empty()) HeatmapSection(d, x, y, o);
   report::ParallelSection(d, o);
   Effects(r, d, o);
-  if (opt.attempts != nullptr && !opt.attempts->empty()) {
-    report::DistributionsSection(d, *opt.attempts, opt.max_ranked_rows, o);
-    report::ProgressSection(d, *opt.attempts, o);
+  report::ReportExecutions gathered;
+  const report::ReportExecutions* executions = opt.executions;
+  if (executions == nullptr && opt.attempts != nullptr && !opt.attempts->empty()) {
+    report::ExecutionCollector collect(d);
+    for (const auto& a : *opt.attempts) collect.Add(a);
+    gathered = collect.Take();
+    executions = &gathered;
+  }
+  if (executions != nullptr) {
+    report::DistributionsSection(d, *executions, opt.max_ranked_rows, o);
+    report::ProgressSection(d, *executions, o);
   }
   Table(d, opt, o);
   report::InfeasibleSection(r, d, o);

@@ -1,30 +1,14 @@
 // The report's panels beyond the ranking: parallel coordinates over the configurations' medians,
-// and, drawn from the executions themselves (ReportOptions::attempts), each configuration's
+// and, drawn from the executions themselves (ReportExecutions), each configuration's
 // distribution over its executions and the sweep's progress over time.
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "coordinator/report/html_util.h"
 #include "coordinator/report/report_parts.h"
 #include "coordinator/report/svg.h"
 
 namespace fleetsweep::report {
-namespace {
-
-// The median of one execution's samples of `metric`; NaN when it has none.
-double ExecutionValue(const v1::Attempt& a, const std::string& metric) {
-  std::vector<double> v;
-  for (const auto& s : a.samples()) {
-    if (s.metric() == metric && std::isfinite(s.value())) v.push_back(s.value());
-  }
-  if (v.empty()) return NAN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-}  // namespace
 
 void ParallelSection(const ReportData& d, std::ostringstream& o) {
   std::vector<ParallelAxis> axes;
@@ -71,26 +55,23 @@ void ParallelSection(const ReportData& d, std::ostringstream& o) {
     << svg << "</section>\n";
 }
 
-void DistributionsSection(const ReportData& d, const std::vector<v1::Attempt>& attempts,
-                          int max_rows, std::ostringstream& o) {
-  std::map<std::string, std::vector<double>> by_config;
-  for (const auto& a : attempts) {
-    if (a.reference() || !a.ok()) continue;
-    const double v = ExecutionValue(a, d.metric);
-    if (std::isfinite(v)) by_config[a.config_key()].push_back(v);
-  }
-  if (by_config.empty()) return;
+void DistributionsSection(const ReportData& d, const ReportExecutions& e, int max_rows,
+                          std::ostringstream& o) {
+  const bool any = std::any_of(e.values.begin(), e.values.end(),
+                               [](const std::vector<double>& v) { return !v.empty(); });
+  if (!any) return;
   std::vector<StripRow> rows;
   int with_results = 0;
-  for (const auto& c : d.configs) {
-    auto it = by_config.find(c.key);
-    if (it == by_config.end()) continue;
+  for (size_t i = 0; i < d.configs.size() && i < e.values.size(); ++i) {
+    const auto& c = d.configs[i];
+    const auto& values = e.values[i];
+    if (values.empty()) continue;
     ++with_results;
     if (static_cast<int>(rows.size()) >= max_rows) continue;
     StripRow r;
     r.label = "#" + std::to_string(c.rank) + " " + ParamsText(d, c.params) + " (" +
-              std::to_string(it->second.size()) + ")";
-    r.values = it->second;
+              std::to_string(values.size()) + ")";
+    r.values = values;
     r.marker = c.median;
     r.css_class = c.winner ? "winner" : (c.tied ? "tied" : "");
     rows.push_back(std::move(r));
@@ -105,23 +86,13 @@ void DistributionsSection(const ReportData& d, const std::vector<v1::Attempt>& a
   o << "</p>" << SvgStripChart(rows, d.metric) << "</section>\n";
 }
 
-void ProgressSection(const ReportData& d, const std::vector<v1::Attempt>& attempts,
-                     std::ostringstream& o) {
-  int64_t start = INT64_MAX;
-  for (const auto& a : attempts) {
-    if (a.started_unix_ms() > 0) start = std::min<int64_t>(start, a.started_unix_ms());
-  }
-  if (start == INT64_MAX) return;
+void ProgressSection(const ReportData& d, const ReportExecutions& e, std::ostringstream& o) {
+  if (e.first_start_ms == INT64_MAX) return;
+  const int failed = e.failed;
   std::vector<ProgressPoint> points;
-  int failed = 0;
-  for (const auto& a : attempts) {
-    if (a.reference() || a.started_unix_ms() <= 0) continue;
-    if (!a.ok()) {
-      ++failed;
-      continue;
-    }
-    const double end_ms = a.started_unix_ms() + 1000.0 * a.duration_seconds();
-    points.push_back({(end_ms - start) / 60000.0, ExecutionValue(a, d.metric)});
+  points.reserve(e.finished.size());
+  for (const auto& [end_ms, value] : e.finished) {
+    points.push_back({(end_ms - static_cast<double>(e.first_start_ms)) / 60000.0, value});
   }
   if (points.empty()) return;
   o << "<section id=\"progress\"><h2>Progress over time</h2><p class=\"muted\">Every successful "

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "coordinator/report/report_data.h"
+#include "coordinator/report/report_executions.h"
 #include "fleetsweep/v1/data.pb.h"
 #include "nlohmann/json.hpp"
 
@@ -27,9 +28,8 @@ void OtherSection(const nlohmann::json& r, std::ostringstream& o);
 void ParallelSection(const ReportData& d, std::ostringstream& o);
 // From the executions (report_panels.cc): "distributions" (each configuration's executions, the
 // best `max_rows`) and "progress" (values over time, best so far). Nothing without executions.
-void DistributionsSection(const ReportData& d, const std::vector<v1::Attempt>& attempts,
-                          int max_rows, std::ostringstream& o);
-void ProgressSection(const ReportData& d, const std::vector<v1::Attempt>& attempts,
-                     std::ostringstream& o);
+void DistributionsSection(const ReportData& d, const ReportExecutions& e, int max_rows,
+                          std::ostringstream& o);
+void ProgressSection(const ReportData& d, const ReportExecutions& e, std::ostringstream& o);
 
 }  // namespace fleetsweep::report

@@ -5,8 +5,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "common/store/store.h"
-
 namespace fleetsweep {
 
 StatusOr<SweepInputs> LoadSweepInputs(const std::string& dir) {
@@ -26,14 +24,11 @@ StatusOr<SweepInputs> LoadSweepInputs(const std::string& dir) {
         "values are not defensible");
   }
   const std::string store_dir = dir + "/store";
-  struct stat st;
-  if (stat(store_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-    in.notes.push_back("no store at " + store_dir + ": spec defaults unavailable");
-    return in;
-  }
-  auto store = OpenStore("file:" + store_dir);
+  auto store = OpenEmbeddedStore(dir);
   if (!store.ok()) {
-    in.notes.push_back("store " + store_dir + ": " + store.status().message());
+    in.notes.push_back(store.status().code() == StatusCode::kNotFound
+                           ? "no store at " + store_dir + ": spec defaults unavailable"
+                           : "store " + store_dir + ": " + store.status().message());
     return in;
   }
   const std::string sweep = in.results.value("sweep", "");
@@ -46,6 +41,15 @@ StatusOr<SweepInputs> LoadSweepInputs(const std::string& dir) {
   }
   FS_ASSIGN_OR_RETURN(in.attempts, (*store)->LoadAttempts(sweep));
   return in;
+}
+
+StatusOr<std::unique_ptr<ResultStore>> OpenEmbeddedStore(const std::string& dir) {
+  const std::string store_dir = dir + "/store";
+  struct stat st;
+  if (stat(store_dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    return Status::NotFound("no store at " + store_dir);
+  }
+  return OpenStore("file:" + store_dir);
 }
 
 const nlohmann::json* ChosenConfig(const nlohmann::json& r) {
