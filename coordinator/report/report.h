@@ -13,9 +13,6 @@
 #include "nlohmann/json.hpp"
 
 namespace fleetsweep {
-namespace report {
-struct ReportExecutions;
-}
 
 struct ReportOptions {
   // Parameters of the heatmap. Empty: the two swept parameters with the largest effect.
@@ -28,9 +25,6 @@ struct ReportOptions {
   // RenderReportHtml leaves the panels out. A failed stream leaves the panels out too.
   const std::vector<v1::Attempt>* attempts = nullptr;
   std::function<Status(const std::function<Status(const v1::Attempt&)>&)> for_each_attempt;
-  // What the panels read, already gathered (report_executions.h; not owned; overrides the two
-  // above).
-  const report::ReportExecutions* executions = nullptr;
 };
 
 // Renders the page. kInvalidArgument when x_param / y_param name no parameter of the sweep.

@@ -278,7 +278,8 @@ void Effects(const json& r, const report::ReportData& d, std::ostringstream& o) 
   o << "</section>\n";
 }
 
-StatusOr<std::string> Render(const json& r, const ReportOptions& opt) {
+StatusOr<std::string> Render(const json& r, const ReportOptions& opt,
+                             const report::ReportExecutions* executions) {
   report::ReportData d = report::BuildReportData(r);
   auto known = [&](const std::string& p) {
     return std::find(d.param_names.begin(), d.param_names.end(), p) != d.param_names.end();
@@ -313,7 +314,6 @@ StatusOr<std::string> Render(const json& r, const ReportOptions& opt) {
   report::ParallelSection(d, o);
   Effects(r, d, o);
   report::ReportExecutions gathered;
-  const report::ReportExecutions* executions = opt.executions;
   if (executions == nullptr && opt.attempts != nullptr && !opt.attempts->empty()) {
     report::ExecutionCollector collect(d);
     for (const auto& a : *opt.attempts) collect.Add(a);
@@ -336,8 +336,13 @@ StatusOr<std::string> Render(const json& r, const ReportOptions& opt) {
 }  // namespace
 
 StatusOr<std::string> RenderReportHtml(const json& r, const ReportOptions& opt) {
+  return report::RenderWithExecutions(r, opt, nullptr);
+}
+
+StatusOr<std::string> report::RenderWithExecutions(const json& r, const ReportOptions& opt,
+                                                   const ReportExecutions* executions) {
   try {
-    return Render(r, opt);
+    return Render(r, opt, executions);
   } catch (const json::exception& e) {  // a field of an unexpected type
     return Status::InvalidArgument(std::string("results.json has an unexpected shape: ") +
                                    e.what());

@@ -6,6 +6,8 @@
 #include <sstream>
 #include <string>
 
+#include "common/status.h"
+#include "coordinator/report/report.h"
 #include "coordinator/report/report_data.h"
 #include "coordinator/report/report_executions.h"
 #include "fleetsweep/v1/data.pb.h"
@@ -31,5 +33,11 @@ void ParallelSection(const ReportData& d, std::ostringstream& o);
 void DistributionsSection(const ReportData& d, const ReportExecutions& e, int max_rows,
                           std::ostringstream& o);
 void ProgressSection(const ReportData& d, const ReportExecutions& e, std::ostringstream& o);
+
+// RenderReportHtml with the executions already gathered (WriteReport streams them); null: as
+// RenderReportHtml, from options.attempts when set, else no distributions or progress panels.
+StatusOr<std::string> RenderWithExecutions(const nlohmann::json& results,
+                                           const ReportOptions& options,
+                                           const ReportExecutions* executions);
 
 }  // namespace fleetsweep::report
