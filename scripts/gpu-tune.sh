@@ -12,7 +12,8 @@
 # 2. FLEETSWEEP=1 also builds fleetsweep (needs .devdeps/ carried, scripts/device-env.sh; build in
 #    $BUILD, default /tmp/build-gpu) and runs the per-M specs of scripts/triton_moe_specs.py through
 #    `fleetsweep run` with persistent sessions (FS_MS batch sizes, FS_STRATEGY/FS_BUDGET search,
-#    FS_SLOTS slots of one worker on GPU 0: they prepare in parallel and time alone), then exports the
+#    FS_SLOTS slots of one worker on GPU 0: they prepare in parallel and time alone; FS_CONFIGS: only
+#    these tile sets, BM/BN/BK/GROUP/warps/stages,...), then exports the
 #    vLLM JSON from those runs ($OUT/fs_vllm_moe_config.json) and tars the runs ($OUT/fs-runs.tgz).
 set -uo pipefail
 OUT=${OUT:-$PWD/out-tune}
@@ -51,7 +52,8 @@ if [ "${FLEETSWEEP:-0}" = 1 ]; then
     || { grep -m 20 -E "error|Error" "$OUT/build.log"; exit 1; }
   step "per-M sweeps through fleetsweep run (persistent sessions)"
   python3 scripts/triton_moe_specs.py specs --out "$OUT/specs" --ms "${FS_MS:-16,256,1024}" \
-    --strategy "${FS_STRATEGY:-lhs}" --budget "${FS_BUDGET:-64}" --session persistent > /dev/null
+    --strategy "${FS_STRATEGY:-lhs}" --budget "${FS_BUDGET:-64}" --session persistent \
+    ${FS_CONFIGS:+--configs "$FS_CONFIGS"} > /dev/null || exit 1
   runs=()
   for spec in "$OUT"/specs/*.yaml; do
     name=$(basename "$spec" .yaml)

@@ -6,7 +6,9 @@ sweeps (scripts/gpu-tune.sh with FLEETSWEEP=1; untar its fs-runs.tgz first).
 
 Per M: configurations / executions, the sweep's wall time (span of the worker log), the best
 median with its CI, the verdict, the rank-1 tile set, the floor (read from the direct-driver table
-in docs/gpu-results.md) and the ratio. Standard library only.
+in docs/gpu-results.md, or with FLOORS=results.json of scripts/triton_tune.py from the same
+device call: its measured copy GB/s and matmul TFLOP/s, moe_algo.roofline_ms with all 8 experts
+touched, for M >= 64) and the ratio. Standard library only.
 """
 import datetime
 import glob
@@ -19,6 +21,13 @@ DOC = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'docs', 'gp
 for line in open(DOC):
     m = re.match(r'\| (\d+) \| [0-9/]+ \| [0-9.]+ \| \[[^]]*\] \| ([0-9.]+) \|', line)
     if m: floors[int(m.group(1))] = float(m.group(2))
+if os.environ.get('FLOORS'):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'worker', 'benches', 'triton'))
+    import moe_algo
+    measured = json.load(open(os.environ['FLOORS']))['floors']
+    for M in moe_algo.TUNED_BATCH_SIZES:
+        if M >= 64:  # top-2 random routing of >= 128 slots touches all 8 experts
+            floors[M] = moe_algo.roofline_ms(M, 14336, 4096, 2, 8, measured['matmul_TFLOPs'], measured['copy_GBps'])
 rows = []
 dirs = glob.glob(os.environ.get('RUNS', 'c*') + '/fs/triton-moe-m*')
 if not dirs:

@@ -4,6 +4,7 @@ Mixtral-8x7B shapes), and merges their results into vLLM's tuned-config JSON.
 
   triton_moe_specs.py specs --out DIR [--ms 1,2,...] [--strategy racing] [--session persistent]
                             [--smem-limit BYTES] [--smem-sweep 32768,49152,232448] [--harness PATH]
+                            [--configs BM/BN/BK/GROUP/warps/stages,...]
   triton_moe_specs.py export --device-name "NVIDIA H200" RUN_DIR... > E=8,N=14336,....json
 
 A spec sweeps benchmark_moe.py's compute-bound space (BLOCK_SIZE_M/N/K, GROUP_SIZE_M, num_warps,
@@ -11,7 +12,8 @@ num_stages: 1920 tile sets); the shared-memory estimate (moe_algo.smem_bytes) is
 against `smem_limit`, so tile sets that cannot compile are pruned before anything runs, and the
 harness rejects (not_implemented, never retried) any compiled kernel above the limit. With
 --smem-sweep, `smem_limit` is swept instead: results.json then shows the best tile set under
-each limit. `export` takes the winner of each run (else its rank-1 configuration) keyed by the
+each limit. With --configs, a constraint keeps only the listed tile sets (each must be a point of
+the space that fits the shared-memory limit) and the reference is the first of them. `export` takes the winner of each run (else its rank-1 configuration) keyed by the
 run's pinned M. Standard library only.
 """
 import argparse
@@ -64,9 +66,10 @@ def spec_text(m, args):
         pins.append(("smem_limit", args.smem_limit, "the device's shared memory per block"))
     for name, value, reason in pins:
         lines.append("  %s: {fixed: %s, reason: \"%s\"}" % (name, value, reason))
+    lines += ["constraints:", "  - \"%s\"" % SMEM_CONSTRAINT]
+    if args.configs:
+        lines.append("  - \"%s\"" % listed_constraint(parse_configs(args.configs)))
     lines += [
-        "constraints:",
-        "  - \"%s\"" % SMEM_CONSTRAINT,
         "repetitions: {min: %d, max: %d, target_rel_ci: 0.02, max_failures: 1, deterministic_failures: 1}"
         % (args.min_execs, args.max_execs),
         "metrics:",
@@ -82,9 +85,47 @@ def smem_limits(args):
     return [int(x) for x in args.smem_sweep.split(",")] if args.smem_sweep else [args.smem_limit]
 
 
+def parse_configs(text):
+    """'BM/BN/BK/GROUP/warps/stages,...' -> list of tile-set dicts. Raises ValueError naming an
+    entry that is not six integers or not a point of benchmark_moe.py's space."""
+    configs = []
+    for item in filter(None, text.split(",")):
+        fields = item.split("/")
+        try:
+            values = [int(v) for v in fields]
+        except ValueError:
+            values = []
+        if len(values) != len(moe_algo.TILE_PARAMS):
+            raise ValueError("--configs: %r is not BM/BN/BK/GROUP/warps/stages (six integers)" % item)
+        config = dict(zip(moe_algo.TILE_PARAMS, values))
+        for name, value in config.items():
+            if value not in moe_algo.BENCHMARK_MOE_SPACE[name]:
+                raise ValueError("--configs: %r: %s=%d is not a level of the space %s"
+                                 % (item, name, value, moe_algo.BENCHMARK_MOE_SPACE[name]))
+        configs.append(config)
+    if not configs:
+        raise ValueError("--configs: no tile set given")
+    return configs
+
+
+def listed_constraint(configs):
+    """The constraint-language expression that admits exactly `configs`."""
+    return " or ".join("(%s)" % " and ".join("%s == %d" % (n, c[n]) for n in moe_algo.TILE_PARAMS)
+                       for c in configs)
+
+
 def reference(args):
-    """64/64/64/16/4/3 (near vLLM's default tiles) when it fits the smallest limit, else the
-    first tile set of the space that does: the reference must satisfy the constraint."""
+    """The first listed tile set with --configs (each must fit the smallest limit); else
+    64/64/64/16/4/3 (near vLLM's default tiles) when it fits the smallest limit, else the first
+    tile set of the space that does: the reference must satisfy the constraints."""
+    if args.configs:
+        limit = min(smem_limits(args))
+        for c in parse_configs(args.configs):
+            if moe_algo.config_smem(c) > limit:
+                raise ValueError("--configs: %s needs %d B of shared memory > the limit %d B"
+                                 % ("/".join(str(c[n]) for n in moe_algo.TILE_PARAMS),
+                                    moe_algo.config_smem(c), limit))
+        return parse_configs(args.configs)[0]
     preferred = dict(zip(moe_algo.TILE_PARAMS, (64, 64, 64, 16, 4, 3)))
     fits, _ = moe_algo.tuning_space(smem_limit=min(smem_limits(args)))
     if not fits:
@@ -148,6 +189,7 @@ def main():
     s.add_argument("--max-execs", type=int, default=4)
     s.add_argument("--smem-limit", type=int, default=232448)
     s.add_argument("--smem-sweep", default="")
+    s.add_argument("--configs", default="", help="only these tile sets, BM/BN/BK/GROUP/warps/stages,...")
     e = sub.add_parser("export")
     e.add_argument("--device-name", required=True)
     e.add_argument("runs", nargs="+")

@@ -71,6 +71,28 @@ class Specs(unittest.TestCase):
         expected = sum(len(moe_algo.tuning_space(smem_limit=lim)[0]) for lim in (32768, 49152, 232448))
         self.assertEqual(json.loads(r.stdout)["counts"]["final"], expected)
 
+    def test_listed_configs_are_the_whole_space_and_the_first_is_the_reference(self):
+        listed = "128/256/64/16/8/4,64/64/64/16/4/3,16/256/128/1/8/3"
+        path = self.generate("--ms", "1024", "--configs", listed)[0]
+        r = fleetsweep("space", path, "--json")
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertEqual(json.loads(r.stdout)["counts"]["final"], 3)
+        with open(path) as f:
+            text = f.read()
+        self.assertIn("reference: {BLOCK_SIZE_M: 128, BLOCK_SIZE_N: 256, BLOCK_SIZE_K: 64, GROUP_SIZE_M: 16, "
+                      "num_warps: 8, num_stages: 4", text)
+        self.assertEqual(fleetsweep("validate", path).returncode, 0)
+
+    def test_bad_listed_configs_are_named(self):
+        for listed, words in (("128/256/64/16/8", "six integers"), ("128/256/64/16/8/x", "six integers"),
+                              ("128/256/64/16/8/9", "num_stages=9"),
+                              ("256/256/256/16/8/5", "shared memory")):
+            r = subprocess.run([sys.executable, SCRIPT, "specs", "--out", self.tmp.name, "--ms", "64",
+                                "--configs", listed], capture_output=True, text=True)
+            self.assertNotEqual(r.returncode, 0, listed)
+            self.assertIn(words, r.stderr, listed)
+            self.assertIn(listed.split(",")[0], r.stderr, listed)
+
     def test_export_takes_each_runs_winner_keyed_by_m(self):
         runs = []
         for i, m in enumerate(moe_algo.TUNED_BATCH_SIZES):
