@@ -36,10 +36,14 @@ ConfigOutcome Outcome(const v1::ConfigRecord& r) {
 
 std::string ClassName(int c) { return FailureClassText(static_cast<v1::FailureClass>(c)); }
 
+// printf-style with two doubles, whatever the length (a fixed buffer cut warnings short).
 std::string Fmt(const char* f, double a, double b) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, a, b);
-  return buf;
+  const int n = std::snprintf(nullptr, 0, f, a, b);
+  if (n <= 0) return f;
+  std::string out(static_cast<size_t>(n) + 1, '\0');
+  std::snprintf(out.data(), out.size(), f, a, b);
+  out.resize(static_cast<size_t>(n));
+  return out;
 }
 
 // Log of each execution's median (executions with a non-positive median are left out).
