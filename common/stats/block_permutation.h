@@ -6,18 +6,28 @@
 // blocks' own effects; the test re-deals the labels within every block and is exact by
 // construction (no distributional assumption, any block sizes, incomplete blocks allowed).
 //
-// Statistic: values are centred on their block's mean; S = sum over levels l of (sum of centred
-// values at l)^2 / n_l, the between-level sum of squares of a randomised-block one-way layout
-// (large when levels differ consistently within blocks).
+// Units (BlockPermutationTestOfUnits): what is re-dealt may be a UNIT of several observations
+// that keep one label together (e.g. all executions of one configuration): a unit carries its
+// level, its count of observations n_u and the sum of their values. Re-dealing whole units is a
+// subgroup of re-dealing single observations, so the test stays exact under the same null, and
+// it needs less: the units (not the observations) must be exchangeable, so observations of one
+// unit may be correlated (a configuration's executions sharing an offset). BlockPermutationTest
+// is the case of one observation per unit (bit-identical results: the same draws, sums and p).
 //
-// p-value: exact (every distinct re-dealing enumerated, p = #{S' >= S} / total) when the number
-// of distinct arrangements is at most `exact_limit`; otherwise Monte Carlo with `resamples`
-// seeded shuffles (Fisher-Yates in every block, each shuffle's indices one packed sequence:
-// packed_indices.h), p = (1 + #{S' >= S}) / (1 +
-// resamples), which is valid (never below the exact level). `min_p` is the smallest p the design
-// can give (exact: the share of arrangements reaching the largest S; Monte Carlo:
-// 1 / (1 + resamples)): when it exceeds the test level the data cannot show an effect and the
-// caller must say "inconclusive", never "no effect".
+// Statistic: values are centred on their block's mean (over observations); S = sum over levels l
+// of (sum of centred values at l)^2 / n_l, n_l the observations at l, the between-level sum of
+// squares of a randomised-block one-way layout (large when levels differ consistently within
+// blocks). With units of unequal counts in a block, n_l changes with the re-dealing and is
+// recomputed for each one; otherwise it is fixed.
+//
+// p-value: exact (every distinct re-dealing of the units' labels enumerated, p = #{S' >= S} /
+// total) when the number of distinct arrangements is at most `exact_limit`; otherwise Monte Carlo
+// with `resamples` seeded shuffles (Fisher-Yates over every block's units, each shuffle's indices
+// one packed sequence: packed_indices.h), p = (1 + #{S' >= S}) / (1 + resamples), which is valid
+// (never below the exact level). `min_p` is the smallest p the design can give (exact: the
+// share of arrangements reaching the largest S; Monte Carlo: 1 / (1 + resamples)): when it
+// exceeds the test level the data cannot show an effect and the caller must say "inconclusive",
+// never "no effect".
 //
 // Sequential Monte Carlo (Besag and Clifford 1991, "Sequential Monte Carlo p-values",
 // Biometrika 78(2)): with `stop_after_hits` = h > 0 the re-dealing stops as soon as h of them
@@ -55,12 +65,28 @@ struct BlockPermutationResult {
   bool stopped_early = false;  // sequential: stop_after_hits reached before `resamples`
 };
 
-// `blocks[b]` holds (level, value) pairs, level in [0, levels). Blocks whose observations all
-// share one level carry no information and are skipped. Errors (InvalidArgument): levels < 2, a
-// level out of range, a non-finite value, resamples < 1, stop_after_hits < 0.
+// `blocks[b]` holds (level, value) pairs, level in [0, levels): one observation per unit. Blocks
+// whose observations all share one level carry no information and are skipped. Errors
+// (InvalidArgument): levels < 2, a level out of range, a non-finite value, resamples < 1,
+// stop_after_hits < 0.
 StatusOr<BlockPermutationResult> BlockPermutationTest(
     const std::vector<std::vector<std::pair<int, double>>>& blocks, int levels,
     int resamples = 4000, uint64_t seed = 0, double exact_limit = kBlockPermutationExactLimit,
     int stop_after_hits = 0);
+
+// What is re-dealt: `observations` observations of one level, whose values sum to `value_sum`.
+struct PermutationUnit {
+  int level = 0;
+  int observations = 1;  // n_u >= 1
+  double value_sum = 0;  // sum of the unit's observations' values (not centred)
+};
+
+// The same test with units re-dealt within blocks (`arrangements` counts distinct re-dealings of
+// the units' labels). Units of one observation each give BlockPermutationTest's result bit for
+// bit. Blocks whose units all share one level are skipped. Errors (InvalidArgument): as
+// BlockPermutationTest, and a unit with observations < 1.
+StatusOr<BlockPermutationResult> BlockPermutationTestOfUnits(
+    const std::vector<std::vector<PermutationUnit>>& blocks, int levels, int resamples = 4000,
+    uint64_t seed = 0, double exact_limit = kBlockPermutationExactLimit, int stop_after_hits = 0);
 
 }  // namespace fleetsweep::stats

@@ -4,7 +4,8 @@
 //   bootstrap.h       BootstrapMedianCI (seeded percentile bootstrap), RelativeHalfWidth
 //   hierarchical.h    HierarchicalBootstrapMedianCI (executions, then samples within them)
 //   t_test.h          WelchTTest, PooledVarianceT, StudentTSf, RegularizedIncompleteBeta
-//   block_permutation.h  BlockPermutationTest (labels re-dealt within blocks; exact or seeded)
+//   block_permutation.h  BlockPermutationTest (labels re-dealt within blocks; exact or seeded),
+//                     BlockPermutationTestOfUnits (whole units of observations re-dealt)
 //   hodges_lehmann.h  HodgesLehmannShift (shift estimate + distribution-free CI)
 //   rank_tests.h      MannWhitneyU, KruskalWallis (+ epsilon^2), MidRanks
 //   median_polish.h   MedianPolish (configurations x nodes, missing cells allowed)
