@@ -93,6 +93,8 @@ TEST(Aggregate, ClearWinnerBeatsEveryOther) {
   EXPECT_EQ(j["configurations"][0]["n"], 5);
   EXPECT_EQ(j["configurations"][0]["samples"], 50);
   EXPECT_EQ(j["audit"]["injection"][0]["verdict"], "injected");
+  EXPECT_EQ(j["audit"]["inert"][0]["redealing"], "executions");  // a small sweep
+  EXPECT_EQ(j["audit"]["inert"][0]["units"], 15);                // 3 configurations x 5
 }
 
 // One execution per configuration is one unit of evidence each, however many samples it holds:

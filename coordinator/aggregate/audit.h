@@ -31,6 +31,32 @@ std::vector<InjectionVerdict> AuditInjection(const std::vector<ConfigResult>& co
 // code), "" otherwise.
 std::string InjectionInvalidReason(const std::vector<InjectionVerdict>& verdicts);
 
+// What the effect test re-deals within a block: each execution's label (the unit of evidence),
+// or each configuration's label for all its executions at once (a subgroup of the former: exact
+// too, and valid when a configuration's executions are correlated).
+enum class Redealing { kAuto, kExecutions, kConfigurations };
+
+// kAuto re-deals configurations when both hold (read from the design alone: which
+// configurations have how many executions at which level, never their values, which would void
+// the test's level):
+// - the test has more than this many executions: up to it the execution-level test costs at
+//   most ~2e7 label visits per parameter (0.08 s on the 2-core CI machine) and keeps its exact
+//   enumeration and its power in small sweeps (fleetsweep-verdict-bench's average 20-160
+//   executions); above it, 500 re-dealings of every execution dominated the final aggregate
+//   (0.45 s a parameter at 300,000 executions; docs/performance.md);
+inline constexpr int kConfigurationRedealingMinExecutions = 20000;
+// - the blocks hold at least this many configurations per level (for a complete grid: blocks).
+//   The configuration-level test sees a level's effect only ACROSS blocks (within one block a
+//   configuration's own offset and its level's effect are the same thing) and estimates its noise
+//   from the configurations' scatter instead of the executions': it is close to a randomised-block
+//   F test against the execution-level test's chi-square, so it loses power with few blocks
+//   (one block per level: none; 3 blocks of 100 levels: 55% against 70%). Measured with
+//   fleetsweep-redealing-bench (docs/honest-measurement.md section 2) at ~65-77% power: 20
+//   blocks lose 2-3 points, 50 blocks 1-1.5 (2 and 10 levels). 50 blocks also make the
+//   configuration-level arrangements at least 2^50, so the smallest reachable p is set by the
+//   Monte Carlo resolution 1 / (1 + re-dealings), as for the execution level.
+inline constexpr double kConfigurationRedealingMinPerLevel = 50;
+
 struct EffectOptions {
   double alpha = 0.05;       // the test's level: P(active | parameter does nothing) <= alpha
   double max_spread = 0.02;  // level effects within 2% of each other: small
@@ -42,6 +68,7 @@ struct EffectOptions {
   int stop_after_hits = 100;
   uint64_t seed = 1;  // mixed with the parameter's name
   int threads = 1;    // parameters tested at once (each has its own seed: same verdicts)
+  Redealing redealing = Redealing::kAuto;  // the others force the unit (benches, tests)
   // When set and true, parameters not yet tested are left untested (a partial result to
   // discard). Not owned.
   const std::atomic<bool>* cancel = nullptr;
@@ -50,9 +77,10 @@ struct EffectOptions {
 // `log_exec_medians[i]` holds, per execution of configs[i], the log of its median of the primary
 // metric (node effects removed); configs[i].primary.median is the configuration's median. For
 // each parameter, configurations are grouped into blocks sharing all other parameters (blocks
-// with one level are dropped); the level labels of the executions are re-dealt within blocks
-// (stats::BlockPermutationTest: exact or seeded Monte Carlo), so the other parameters' effects
-// cancel and the test holds its level for any block sizes. Verdicts:
+// with one level are dropped); the level labels of the executions (or, in large designs, of the
+// configurations: Redealing) are re-dealt within blocks (stats::BlockPermutationTestOfUnits:
+// exact or seeded Monte Carlo), so the other parameters' effects cancel and the test holds its
+// level for any block sizes. InertVerdict::redealing says which. Verdicts:
 //   kActive        p <= alpha;
 //   kInconclusive  the design cannot reach alpha (min_p > alpha: too few blocks / executions), or
 //                  p > alpha but the level effects spread by max_spread or more (too noisy);

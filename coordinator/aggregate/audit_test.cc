@@ -7,6 +7,8 @@
 #include <random>
 #include <set>
 
+#include "common/stats/rng.h"
+
 namespace fleetsweep {
 namespace {
 
@@ -278,6 +280,96 @@ TEST(AuditEffects, NoComparablePairIsUntested) {
   std::vector<ConfigResult> cs = {Cfg({{"A", "1"}}, {}, 10)};
   auto v = AuditEffects(cs, {{std::log(10.0)}}, {"A"});
   EXPECT_EQ(v[0].verdict, Effect::kUntested);
+}
+
+double Gauss(stats::Rng* rng) {  // Box-Muller, enough for simulations
+  const double u = 1.0 - rng->Uniform01(), v = rng->Uniform01();
+  return std::sqrt(-2 * std::log(u)) * std::cos(6.283185307179586 * v);
+}
+
+// A complete grid for the re-dealing tests: parameter A at `levels` levels x `blocks` values of
+// B, `executions` executions per configuration; an execution's log median is
+// 0.1 b + effect x a + offset_sd x Z_configuration + 0.01 x Z_execution (Z standard normal).
+struct Grid {
+  std::vector<ConfigResult> configs;
+  std::vector<std::vector<double>> logs;
+};
+
+Grid MakeGrid(int blocks, int levels, int executions, double effect, double offset_sd,
+              uint64_t seed) {
+  stats::Rng rng(seed);
+  Grid g;
+  for (int b = 0; b < blocks; ++b) {
+    for (int a = 0; a < levels; ++a) {
+      const double centre = 0.1 * b + effect * a + offset_sd * Gauss(&rng);
+      g.configs.push_back(
+          Cfg({{"A", std::to_string(a)}, {"B", std::to_string(b)}}, {}, std::exp(centre)));
+      g.logs.emplace_back();
+      for (int e = 0; e < executions; ++e) g.logs.back().push_back(centre + 0.01 * Gauss(&rng));
+    }
+  }
+  return g;
+}
+
+// The automatic choice reads the design alone: configurations are re-dealt only with more than
+// kConfigurationRedealingMinExecutions executions AND at least kConfigurationRedealingMinPerLevel
+// configurations per level (blocks, in a grid); one execution or one block fewer keeps the
+// execution level. A real 0.1% difference (a tenth of the execution noise) is found at the
+// configuration level.
+TEST(AuditEffects, RedealsConfigurationsOnlyInLargeDesigns) {
+  const int blocks = static_cast<int>(kConfigurationRedealingMinPerLevel);
+  const int over = kConfigurationRedealingMinExecutions / (2 * blocks) + 1;
+  const Grid large = MakeGrid(blocks, 2, over, 0.001, 0, 1);
+  const InertVerdict v = AuditEffects(large.configs, large.logs, {"A"})[0];
+  EXPECT_EQ(v.redealing, "configurations");
+  EXPECT_EQ(v.test, "block_permutation_ranks_log_execution_medians_configurations_redealt");
+  EXPECT_EQ(v.units, 2 * blocks);
+  EXPECT_EQ(v.observations, 2 * blocks * over);
+  EXPECT_GT(v.observations, kConfigurationRedealingMinExecutions);
+  EXPECT_FALSE(v.exact);
+  EXPECT_EQ(v.verdict, Effect::kActive);
+  EXPECT_LT(v.p_value, 0.01);
+
+  const Grid at_limit = MakeGrid(blocks, 2, over - 1, 0.001, 0, 2);
+  const InertVerdict w = AuditEffects(at_limit.configs, at_limit.logs, {"A"})[0];
+  EXPECT_LE(w.observations, kConfigurationRedealingMinExecutions);
+  EXPECT_EQ(w.redealing, "executions");
+  EXPECT_EQ(w.test, "block_permutation_ranks_log_execution_medians");
+  EXPECT_EQ(w.units, w.observations);
+  EXPECT_EQ(w.verdict, Effect::kActive);
+
+  const Grid few = MakeGrid(blocks - 1, 2, over + 5, 0.001, 0, 3);
+  const InertVerdict x = AuditEffects(few.configs, few.logs, {"A"})[0];
+  EXPECT_GT(x.observations, kConfigurationRedealingMinExecutions);
+  EXPECT_EQ(x.redealing, "executions");
+  EXPECT_EQ(x.units, x.observations);
+}
+
+// A parameter that does nothing while every configuration's executions share a random offset
+// (sd = the execution noise), 300 designs of 30 blocks x 2 levels x 5 executions: re-dealing
+// configurations calls it active at about the 5% level (binomial sd ~4 around 15), re-dealing
+// executions far more often (the offsets look like effects of the levels).
+TEST(AuditEffects, ConfigurationRedealingHoldsItsLevelWithCorrelatedExecutions) {
+  EffectOptions by_configuration, by_execution;
+  by_configuration.redealing = Redealing::kConfigurations;
+  by_execution.redealing = Redealing::kExecutions;
+  by_configuration.resamples = by_execution.resamples = 1000;
+  int active_c = 0, active_e = 0;
+  const int designs = 300;
+  for (int t = 0; t < designs; ++t) {
+    const Grid g = MakeGrid(30, 2, 5, 0, 0.01, 100 + t);
+    by_configuration.seed = by_execution.seed = t;
+    const InertVerdict c = AuditEffects(g.configs, g.logs, {"A"}, by_configuration)[0];
+    const InertVerdict e = AuditEffects(g.configs, g.logs, {"A"}, by_execution)[0];
+    ASSERT_EQ(c.redealing, "configurations");
+    ASSERT_EQ(c.units, 60);
+    ASSERT_EQ(e.redealing, "executions");
+    active_c += c.verdict == Effect::kActive;
+    active_e += e.verdict == Effect::kActive;
+  }
+  EXPECT_LE(active_c, 27);
+  EXPECT_GE(active_c, 5) << "far below the level: the test lost its power";
+  EXPECT_GE(active_e, 60) << "the execution-level test should be anti-conservative here";
 }
 
 TEST(Contradictions, NotInjectedYetActiveIsFlagged) {

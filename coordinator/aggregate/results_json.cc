@@ -33,6 +33,8 @@ nlohmann::json AuditJson(const SweepResult& r) {
     inert.push_back({{"param", v.param},
                      {"verdict", Name(v.verdict)},
                      {"test", v.test},
+                     {"redealing", v.redealing},
+                     {"units", v.units},
                      {"statistic", Num(v.statistic)},
                      {"p_value", Num(v.p_value)},
                      {"min_p", Num(v.min_p)},
@@ -71,7 +73,8 @@ nlohmann::json AuditJson(const SweepResult& r) {
       {"inert_rule",
        "permutation test of the within-block ranks of log execution medians, level labels "
        "re-dealt within blocks of "
-       "configurations sharing every other parameter: active when p <= 0.05; no_effect when "
+       "configurations sharing every other parameter (the labels of executions, or of whole "
+       "configurations in large designs: redealing): active when p <= 0.05; no_effect when "
        "p > 0.05, p <= 0.05 was reachable and the level effects spread < 2%; otherwise "
        "inconclusive (too few blocks/executions, or too noisy)"},
       {"contradictions", contradictions},
