@@ -307,10 +307,12 @@ TEST(IncrementalAggregate, LoggedExecutionsKeepWhatNodeEffectsAndWarmStateRead) 
   // Its warning is whole (it was cut at 63 characters: "... measures +20.0% aga").
   const std::string warm_warning =
       "warm state: the first execution of a session measures +20.0% against later ones (p = ";
-  const auto warned = std::find_if(got.warnings.begin(), got.warnings.end(),
-                                   [&](const std::string& w) { return w.rfind(warm_warning, 0) == 0; });
+  const auto warned =
+      std::find_if(got.warnings.begin(), got.warnings.end(),
+                   [&](const std::string& w) { return w.rfind(warm_warning, 0) == 0; });
   ASSERT_NE(warned, got.warnings.end()) << testing::PrintToString(got.warnings);
-  EXPECT_NE(warned->find("): prepare must warm up what the timing needs"), std::string::npos) << *warned;
+  EXPECT_NE(warned->find("): prepare must warm up what the timing needs"), std::string::npos)
+      << *warned;
   // Node effects: every node, the slow one found from all data and from its references alone.
   ASSERT_EQ(got.node_effects.size(), 3u);
   EXPECT_TRUE(got.node_effects_applied) << got.node_effects_note;
