@@ -4,10 +4,14 @@ starts, the peak RSS of `fleetsweep run` (coordinator, scheduler and embedded st
 process), how long a SIGINT takes to be honoured, and what the outputs weigh.
 
   FLEETSWEEP_BIN=$PWD/build/bin python3 bench/large_sweep_bench.py [--levels 100] [--run-s 10]
-      [--metrics] [--strategy random --budget 100000 [--seed 1]]
+      [--metrics] [--strategy random --budget 100000 [--seed 1]] [--complete]
 
 --metrics serves the coordinator's Prometheus metrics (`--metrics-port 0`), which turns on the
 live audits (coordinator/app/live_audits.h) and so measures their memory too.
+
+--complete lets the sweep finish instead of sending SIGINT (use fewer --levels: 40 is 64,000
+configurations): the peak RSS is then that of a completed sweep's Finish (read back, aggregate,
+results, report), and the row "Finish phases" copies the run's own timing line.
 
 --strategy (grid, random, lhs, racing; default grid) and --budget / --seed set the spec's
 `search:` block, so a sampled sweep over the whole space can be timed (docs/search.md).
@@ -58,6 +62,28 @@ def rss_mib(pid):
     return total_self / 1024.0, total_all / 1024.0
 
 
+def wait_first(proc, ledger, t0, run_s):
+    """Seconds from t0 to the first execution (None if none came). Returns once run_s seconds of
+    executions have passed, or (run_s None) once the process exits on its own; 600 s at most."""
+    first = None
+    while proc.poll() is None and time.time() - t0 < (900 if run_s is None else 600):
+        if first is None and os.path.exists(ledger) and os.path.getsize(ledger) > 0:
+            first = time.time() - t0
+        if run_s is not None and first is not None and time.time() - t0 >= first + run_s:
+            break
+        time.sleep(0.01)
+    if first is None and os.path.exists(ledger) and os.path.getsize(ledger) > 0:
+        first = time.time() - t0  # finished between two polls
+    return first
+
+
+def finish_line(log):
+    """The run's own "finish (...): read back ..., aggregate ..., results ..., report ..." line."""
+    with open(log) as f:
+        lines = [line.strip() for line in f if "] finish (" in line]
+    return lines[-1].split("] ", 2)[-1] if lines else "no finish line in the log"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--levels", type=int, default=100)
@@ -69,6 +95,8 @@ def main():
     ap.add_argument("--budget", type=int, default=0,
                     help="search.budget for random / lhs (0: the whole space)")
     ap.add_argument("--seed", type=int, default=1, help="search.seed")
+    ap.add_argument("--complete", action="store_true",
+                    help="let the sweep finish (no SIGINT); time the whole run and its Finish")
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="fs-large-")
     ledger = os.path.join(work, "ledger.txt")
@@ -107,22 +135,18 @@ search: {{strategy: {args.strategy}, budget: {args.budget}, seed: {args.seed}}}
             time.sleep(0.05)
 
     threading.Thread(target=sample, daemon=True).start()
-    first = None
-    while proc.poll() is None and time.time() - t0 < 600:
-        if first is None and os.path.exists(ledger) and os.path.getsize(ledger) > 0:
-            first = time.time() - t0
-        if first is not None and time.time() - t0 >= first + args.run_s:
-            break
-        time.sleep(0.01)
+    first = wait_first(proc, ledger, t0, None if args.complete else args.run_s)
     at_sigint = rss_mib(proc.pid)[0]  # what the run holds; the rest of the peak is Finish's
     t_int = time.time()
-    proc.send_signal(signal.SIGINT)
+    if not args.complete:
+        proc.send_signal(signal.SIGINT)
     try:
-        rc = proc.wait(timeout=300)
+        rc = proc.wait(timeout=900 if args.complete else 300)
     except subprocess.TimeoutExpired:
         proc.kill()
-        rc = "killed after 300 s"
+        rc = "killed after the timeout"
     stop_s = time.time() - t_int
+    wall_s = time.time() - t0
     done.set()
     executions = sum(1 for _ in open(ledger)) if os.path.exists(ledger) else 0
     sizes = {}
@@ -138,10 +162,16 @@ search: {{strategy: {args.strategy}, budget: {args.budget}, seed: {args.seed}}}
     print("| search | %s (budget %d, seed %d) |" % (args.strategy, args.budget, args.seed))
     print("| metrics (live audits) | %s |" % ("on" if args.metrics else "off"))
     print("| first execution after start | %s |" % ("%.2f s" % first if first is not None else "none"))
-    print("| executions before SIGINT (%.0f s of running) | %d |" % (args.run_s, executions))
+    if args.complete:
+        print("| executions (completed sweep) | %d |" % executions)
+        print("| wall, start to exit | %.2f s (exit %s) |" % (wall_s, rc))
+        print("| Finish phases | %s |" % finish_line(os.path.join(work, "run.out")))
+    else:
+        print("| executions before SIGINT (%.0f s of running) | %d |" % (args.run_s, executions))
     print("| peak RSS of `fleetsweep run` (with its workers) | %.0f MiB (%.0f MiB) |" % (peak[0], peak[1]))
-    print("| RSS of `fleetsweep run` when SIGINT was sent | %.0f MiB |" % at_sigint)
-    print("| SIGINT to exit | %.2f s (exit %s) |" % (stop_s, rc))
+    if not args.complete:
+        print("| RSS of `fleetsweep run` when SIGINT was sent | %.0f MiB |" % at_sigint)
+        print("| SIGINT to exit | %.2f s (exit %s) |" % (stop_s, rc))
     for name in sorted(sizes):
         print("| out/%s | %.1f MB |" % (name, sizes[name] / 1e6))
     print("# work dir %s" % work, file=sys.stderr)

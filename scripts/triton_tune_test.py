@@ -131,5 +131,38 @@ class TritonTuneAbTest(unittest.TestCase):
         self.assertIn("| 0.750 |", text)
 
 
+class TablesTest(unittest.TestCase):
+    """scripts/triton_tables.py's per-M table: the ratio at the measured floor, at the sustained
+    matmul rate (when the run measured it) and at the datasheet's peaks."""
+
+    def setUp(self):
+        import triton_tables
+        self.tables = triton_tables
+
+    def entry(self, m, floors, median):
+        touched = 8
+        floor = moe_algo.roofline_ms(m, 14336, 4096, 2, touched, floors["matmul_TFLOPs"], floors["copy_GBps"])
+        return {"winner": "128/256/64/64/8/4", "median": median, "ci": [median, median], "floor": floor,
+                "ratio": median / floor, "executions": 28, "wall_s": 1.0}
+
+    def test_sustained_ratio_column(self):
+        floors = {"copy_GBps": 3000.0, "matmul_TFLOPs": 800.0, "matmul_TFLOPs_sustained": 400.0}
+        m = 4096  # compute-bound at 800 and at 400 TFLOP/s
+        compute_ms = 1e3 * moe_algo.moe_flops(m, 14336, 4096, 2) / 800e12
+        e = self.entry(m, floors, 3 * compute_ms)
+        lines, winners = self.tables.moe_table([{"floors": floors, "moe": {str(m): e}}])
+        row = [c.strip() for c in lines[2].split("|")[1:-1]]
+        self.assertIn("ratio at sustained matmul", lines[0])
+        self.assertEqual(row[5], "3.00")  # at the measured floor
+        self.assertEqual(row[6], "1.50")  # at half the matmul rate the floor doubles
+        self.assertEqual(row[7], "%.2f" % (3 * compute_ms / (1e3 * moe_algo.moe_flops(m, 14336, 4096, 2) / 989e12)))
+        self.assertEqual(winners[m]["GROUP_SIZE_M"], 64)
+
+    def test_without_a_sustained_rate_the_column_says_so(self):
+        floors = {"copy_GBps": 3000.0, "matmul_TFLOPs": 800.0}
+        lines, _ = self.tables.moe_table([{"floors": floors, "moe": {"1024": self.entry(1024, floors, 2.0)}}])
+        self.assertEqual([c.strip() for c in lines[2].split("|")[1:-1]][6], "-")
+
+
 if __name__ == "__main__":
     unittest.main()
