@@ -67,8 +67,8 @@ def spec_text(m, args):
     for name, value, reason in pins:
         lines.append("  %s: {fixed: %s, reason: \"%s\"}" % (name, value, reason))
     lines += ["constraints:", "  - \"%s\"" % SMEM_CONSTRAINT]
-    if args.configs:
-        lines.append("  - \"%s\"" % listed_constraint(parse_configs(args.configs)))
+    if args.tile_sets:
+        lines.append("  - \"%s\"" % listed_constraint(args.tile_sets))
     lines += [
         "repetitions: {min: %d, max: %d, target_rel_ci: 0.02, max_failures: 1, deterministic_failures: 1}"
         % (args.min_execs, args.max_execs),
@@ -85,23 +85,23 @@ def smem_limits(args):
     return [int(x) for x in args.smem_sweep.split(",")] if args.smem_sweep else [args.smem_limit]
 
 
-def parse_configs(text):
+def parse_configs(text, smem_limit):
     """'BM/BN/BK/GROUP/warps/stages,...' -> list of tile-set dicts. Raises ValueError naming an
-    entry that is not six integers or not a point of benchmark_moe.py's space."""
+    entry that is not six integers, not a point of benchmark_moe.py's space, or above
+    `smem_limit` bytes of shared memory (moe_algo.config_smem)."""
     configs = []
     for item in filter(None, text.split(",")):
-        fields = item.split("/")
         try:
-            values = [int(v) for v in fields]
-        except ValueError:
-            values = []
-        if len(values) != len(moe_algo.TILE_PARAMS):
-            raise ValueError("--configs: %r is not BM/BN/BK/GROUP/warps/stages (six integers)" % item)
-        config = dict(zip(moe_algo.TILE_PARAMS, values))
+            config = moe_algo.parse_tile_set(item)
+        except ValueError as exc:
+            raise ValueError("--configs: %s" % exc)
         for name, value in config.items():
             if value not in moe_algo.BENCHMARK_MOE_SPACE[name]:
                 raise ValueError("--configs: %r: %s=%d is not a level of the space %s"
                                  % (item, name, value, moe_algo.BENCHMARK_MOE_SPACE[name]))
+        if moe_algo.config_smem(config) > smem_limit:
+            raise ValueError("--configs: %s needs %d B of shared memory > the limit %d B"
+                             % (item, moe_algo.config_smem(config), smem_limit))
         configs.append(config)
     if not configs:
         raise ValueError("--configs: no tile set given")
@@ -115,17 +115,11 @@ def listed_constraint(configs):
 
 
 def reference(args):
-    """The first listed tile set with --configs (each must fit the smallest limit); else
-    64/64/64/16/4/3 (near vLLM's default tiles) when it fits the smallest limit, else the first
-    tile set of the space that does: the reference must satisfy the constraints."""
-    if args.configs:
-        limit = min(smem_limits(args))
-        for c in parse_configs(args.configs):
-            if moe_algo.config_smem(c) > limit:
-                raise ValueError("--configs: %s needs %d B of shared memory > the limit %d B"
-                                 % ("/".join(str(c[n]) for n in moe_algo.TILE_PARAMS),
-                                    moe_algo.config_smem(c), limit))
-        return parse_configs(args.configs)[0]
+    """The first listed tile set with --configs (each fits the smallest limit: parse_configs);
+    else 64/64/64/16/4/3 (near vLLM's default tiles) when it fits the smallest limit, else the
+    first tile set of the space that does: the reference must satisfy the constraints."""
+    if args.tile_sets:
+        return args.tile_sets[0]
     preferred = dict(zip(moe_algo.TILE_PARAMS, (64, 64, 64, 16, 4, 3)))
     fits, _ = moe_algo.tuning_space(smem_limit=min(smem_limits(args)))
     if not fits:
@@ -134,6 +128,7 @@ def reference(args):
 
 
 def write_specs(args):
+    args.tile_sets = parse_configs(args.configs, min(smem_limits(args))) if args.configs else []
     os.makedirs(args.out, exist_ok=True)
     paths = []
     for m in [int(x) for x in args.ms.split(",")]:

@@ -72,7 +72,7 @@ def moe_table(runs_res):
             out.append("| %d | (no tile set passed) | | | | | | | | | |" % m)
             continue
         run, res, e = min(cands, key=lambda c: c[2]["median"])
-        winners[m] = dict(zip(moe_algo.TILE_PARAMS, (int(v) for v in e["winner"].split("/"))))
+        winners[m] = moe_algo.parse_tile_set(e["winner"])
         strict = e["median"] / datasheet_floor(e, m, res["floors"])
         sustained = sustained_floor(e, m, res["floors"])
         out.append("| %d | %s | %.4f | [%.4f, %.4f] | %.4f | %.2f | %s | %.2f | %d | %d | %.1f |" % (

@@ -83,7 +83,7 @@ def main():
     n_small = min(len(small), args.sample // 4)
     sample = rng.sample(small, n_small) + rng.sample(large, min(len(large), args.sample - n_small))
     if args.configs:  # an explicit list instead (ids BM/BN/BK/GROUP/warps/stages, comma separated)
-        sample = [dict(zip(moe_algo.TILE_PARAMS, (int(v) for v in c.split("/")))) for c in args.configs.split(",")]
+        sample = [moe_algo.parse_tile_set(c) for c in args.configs.split(",")]
     res["space"] = {"total": len(feasible) + len(too_big), "feasible": len(feasible),
                     "infeasible_smem_estimate": len(too_big), "sampled": len(sample)}
     log("space %s" % res["space"])

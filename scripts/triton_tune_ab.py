@@ -161,7 +161,7 @@ def main():
 
     specs = [parse_variant(v) for v in args.variant]
     names = [s[0] for s in specs]
-    configs = [dict(zip(moe_algo.TILE_PARAMS, (int(v) for v in c.split("/")))) for c in args.configs.split(",")]
+    configs = [moe_algo.parse_tile_set(c) for c in args.configs.split(",")]
     res = {"device": torch.cuda.get_device_name(), "torch": torch.__version__,
            "triton": triton.__version__, "variants": args.variant, "configs": [cid(c) for c in configs],
            "moe": {}}

@@ -32,8 +32,7 @@ class Collect:
         self.err = (cls, detail)
 
 
-def cid(config):
-    return "%d/%d/%d/%d/%d/%d" % tuple(config[k] for k in moe_algo.TILE_PARAMS)
+cid = moe_algo.tile_set_id
 
 
 def check_ok(col):

@@ -13,7 +13,7 @@ def write(out_dir, res):
     winners = {}
     for m, e in res.get("moe", {}).items():
         if e.get("winner"):
-            winners[m] = dict(zip(moe_algo.TILE_PARAMS, (int(v) for v in e["winner"].split("/"))))
+            winners[m] = moe_algo.parse_tile_set(e["winner"])
     if winners:
         name = tr.vllm_moe_file_name(8, 14336, res["device"])
         for fname in (name, "vllm_moe_config.json"):  # the second travels back from the GPU node

@@ -200,6 +200,23 @@ def tuning_space(space=None, smem_limit=None):
     return fits, too_big
 
 
+def tile_set_id(config):
+    """'BM/BN/BK/GROUP/warps/stages' of a tile-set dict (what tables, logs and --configs use)."""
+    return "/".join(str(config[name]) for name in TILE_PARAMS)
+
+
+def parse_tile_set(text):
+    """A tile_set_id back into a tile-set dict of ints. Raises ValueError naming `text` when it
+    is not six integers."""
+    try:
+        values = [int(v) for v in text.split("/")]
+    except ValueError:
+        values = []
+    if len(values) != len(TILE_PARAMS):
+        raise ValueError("%r is not BM/BN/BK/GROUP/warps/stages (six integers)" % text)
+    return dict(zip(TILE_PARAMS, values))
+
+
 def config_smem(config):
     return smem_bytes(config["BLOCK_SIZE_M"], config["BLOCK_SIZE_N"], config["BLOCK_SIZE_K"],
                       config["num_stages"])

@@ -131,6 +131,17 @@ class SharedMemory(unittest.TestCase):
         self.assertIn(big, over32)
 
 
+class TileSetIds(unittest.TestCase):
+    def test_id_round_trip_and_bad_text_named(self):
+        config = dict(zip(ma.TILE_PARAMS, (128, 256, 64, 64, 8, 4)))
+        self.assertEqual(ma.tile_set_id(config), "128/256/64/64/8/4")
+        self.assertEqual(ma.parse_tile_set("128/256/64/64/8/4"), config)
+        for bad in ("128/256/64/64/8", "128/256/64/64/8/x", ""):
+            with self.assertRaises(ValueError) as ctx:
+                ma.parse_tile_set(bad)
+            self.assertIn(repr(bad), str(ctx.exception))
+
+
 class Surfaces(unittest.TestCase):
     def test_platform_files(self):
         cuda = ma.read_surface_honoured(os.path.join(PLATFORMS, "cuda.yaml"))
