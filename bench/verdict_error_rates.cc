@@ -81,11 +81,6 @@ class MemStore : public ResultStore {
   std::vector<v1::Attempt> attempts_;
 };
 
-double Gauss(stats::Rng* rng) {
-  const double u = 1.0 - rng->Uniform01(), v = rng->Uniform01();
-  return std::sqrt(-2 * std::log(u)) * std::cos(6.283185307179586 * v);
-}
-
 enum class Kind { kAA2, kAA8, kIgnored, kPower3, kBestOf16, kSlowNode };
 
 struct Scenario {
@@ -175,11 +170,12 @@ Outcome RunSweep(const Scenario& sc, bool noisy, uint64_t seed) {
         if (sc.fingerprints) a->set_fingerprint("N=" + l.params().at("N"));
         const double node = sc.kind == Kind::kSlowNode && n[1] == '1' ? 1.2 : 1.0;
         const double slow = noisy && rng.Uniform01() < 0.05 ? 1.5 : 1.0;
-        const double exec = Base(sc.kind, l.params()) * node * std::exp(0.01 * Gauss(&rng)) * slow;
+        const double exec =
+            Base(sc.kind, l.params()) * node * std::exp(0.01 * rng.StandardNormal()) * slow;
         for (int i = 0; i < 5; ++i) {
           auto* s = a->add_samples();
           s->set_metric("time_ms");
-          s->set_value(exec * std::exp(0.02 * Gauss(&rng)));
+          s->set_value(exec * std::exp(0.02 * rng.StandardNormal()));
         }
         if (!l.reference()) ++out.executions;
         (void)sched.OnResult(n, r, 0);

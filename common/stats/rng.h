@@ -10,6 +10,7 @@
 // Give each thread its own Rng (e.g. seeded with the configuration hash).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 
 namespace fleetsweep::stats {
@@ -44,6 +45,13 @@ class Rng {
 
   // Uniform double in [0, 1) with 53 random bits.
   double Uniform01() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
+
+  // A standard normal draw (Box-Muller from two Uniform01 draws, u first; enough for
+  // simulations: tests and benches).
+  double StandardNormal() {
+    const double u = 1.0 - Uniform01(), v = Uniform01();
+    return std::sqrt(-2 * std::log(u)) * std::cos(6.283185307179586 * v);
+  }
 
   // Uniform integer in [0, n), exactly unbiased (Lemire's multiply-shift with rejection) for
   // 0 < n < 2^32. Each call consumes one or, rarely, more 32-bit halves of Next(); n == 0 is a

@@ -282,11 +282,6 @@ TEST(AuditEffects, NoComparablePairIsUntested) {
   EXPECT_EQ(v[0].verdict, Effect::kUntested);
 }
 
-double Gauss(stats::Rng* rng) {  // Box-Muller, enough for simulations
-  const double u = 1.0 - rng->Uniform01(), v = rng->Uniform01();
-  return std::sqrt(-2 * std::log(u)) * std::cos(6.283185307179586 * v);
-}
-
 // A complete grid for the re-dealing tests: parameter A at `levels` levels x `blocks` values of
 // B, `executions` executions per configuration; an execution's log median is
 // 0.1 b + effect x a + offset_sd x Z_configuration + 0.01 x Z_execution (Z standard normal).
@@ -301,11 +296,12 @@ Grid MakeGrid(int blocks, int levels, int executions, double effect, double offs
   Grid g;
   for (int b = 0; b < blocks; ++b) {
     for (int a = 0; a < levels; ++a) {
-      const double centre = 0.1 * b + effect * a + offset_sd * Gauss(&rng);
+      const double centre = 0.1 * b + effect * a + offset_sd * rng.StandardNormal();
       g.configs.push_back(
           Cfg({{"A", std::to_string(a)}, {"B", std::to_string(b)}}, {}, std::exp(centre)));
       g.logs.emplace_back();
-      for (int e = 0; e < executions; ++e) g.logs.back().push_back(centre + 0.01 * Gauss(&rng));
+      for (int e = 0; e < executions; ++e)
+        g.logs.back().push_back(centre + 0.01 * rng.StandardNormal());
     }
   }
   return g;
