@@ -24,10 +24,15 @@ for line in open(DOC):
 if os.environ.get('FLOORS'):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', 'worker', 'benches', 'triton'))
     import moe_algo
-    measured = json.load(open(os.environ['FLOORS']))['floors']
+    try:
+        measured = json.load(open(os.environ['FLOORS']))['floors']
+        tflops, gbps = measured['matmul_TFLOPs'], measured['copy_GBps']
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        sys.exit("FLOORS=%s: not a scripts/triton_tune.py results.json with floors (%s: %s)"
+                 % (os.environ['FLOORS'], type(exc).__name__, exc))
     for M in moe_algo.TUNED_BATCH_SIZES:
         if M >= 64:  # top-2 random routing of >= 128 slots touches all 8 experts
-            floors[M] = moe_algo.roofline_ms(M, 14336, 4096, 2, 8, measured['matmul_TFLOPs'], measured['copy_GBps'])
+            floors[M] = moe_algo.roofline_ms(M, 14336, 4096, 2, 8, tflops, gbps)
 rows = []
 dirs = glob.glob(os.environ.get('RUNS', 'c*') + '/fs/triton-moe-m*')
 if not dirs:
