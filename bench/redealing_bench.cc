@@ -2,7 +2,7 @@
 // configurations, on seeded simulated designs whose truth is known; prints a markdown table
 // (docs/honest-measurement.md section 2 keeps one). A bench, not a test.
 //
-//   fleetsweep-redealing-bench [--sims N] [--seed S] [--threads T] [--set small|large]
+//   fleetsweep-redealing-bench [--sims N] [--seed S] [--threads T] [--set small|large|sessions]
 //
 // A design: `blocks` blocks x `levels` levels of the tested parameter (a complete grid: one
 // configuration per level and block) x `executions` executions each. The log median of an
@@ -14,6 +14,11 @@
 // and the audit's automatic choice, whose pick is counted too). Rows "power" scale the effect as
 // k x 0.01 / sqrt(blocks x executions) so that the execution-level test's power stays comparable
 // while the blocks vary. --set large: designs above kConfigurationRedealingMinExecutions.
+// --set sessions: the offset belongs to persistent benchmark SESSIONS instead: the tested
+// parameter is in the session key (its levels never share a session), each level runs in
+// `sessions` sessions that serve every block (or, `span` false, each configuration has
+// `sessions` of its own: every parameter in the key), the executions spread evenly over them,
+// and the automatic choice is given the sessions (its unit: sessions when they hold one level).
 #include <atomic>
 #include <cmath>
 #include <cstdio>
@@ -34,11 +39,13 @@ struct Scenario {
   const char* kind;  // "null" or "power"
   int blocks, levels, executions;
   double effect;     // log ratio between the last level and the first
-  double offset_sd;  // per-configuration random offset (log scale)
+  double offset_sd;  // per-configuration (per-session with sessions) random offset (log scale)
+  int sessions = 0;  // per level (span) or per configuration; 0: none (one-shot)
+  bool span = true;  // a session serves every block of its level
 };
 
 struct Counts {
-  std::atomic<int> exec{0}, config{0}, autom{0}, auto_config{0};
+  std::atomic<int> exec{0}, config{0}, autom{0}, auto_config{0}, auto_sessions{0};
 };
 
 double Gauss(fs::stats::Rng* rng) {
@@ -51,33 +58,50 @@ double Gauss(fs::stats::Rng* rng) {
 // One simulated design: configurations (params P and Q, Q naming the block) and their
 // executions' log medians.
 void Simulate(const Scenario& s, uint64_t seed, std::vector<fs::ConfigResult>* configs,
-              std::vector<std::vector<double>>* logs) {
+              std::vector<std::vector<double>>* logs, std::vector<std::vector<int32_t>>* sessions) {
   fs::stats::Rng rng(seed);
+  std::vector<double> session_offset;
+  if (s.sessions > 0) {
+    const int count = s.sessions * s.levels * (s.span ? 1 : s.blocks);
+    for (int i = 0; i < count; ++i) session_offset.push_back(s.offset_sd * Gauss(&rng));
+  }
   for (int b = 0; b < s.blocks; ++b) {
     for (int l = 0; l < s.levels; ++l) {
       fs::ConfigResult c;
       c.params = {{"P", std::to_string(l)}, {"Q", std::to_string(b)}};
       c.key = "P=" + std::to_string(l) + ",Q=" + std::to_string(b);
       c.status = fs::ConfigOutcome::kDone;
-      const double centre = 0.01 * b + s.effect * l / (s.levels - 1) + s.offset_sd * Gauss(&rng);
+      const double centre = 0.01 * b + s.effect * l / (s.levels - 1) +
+                            (s.sessions > 0 ? 0 : s.offset_sd * Gauss(&rng));
       std::vector<double> x;
-      for (int e = 0; e < s.executions; ++e) x.push_back(centre + 0.01 * Gauss(&rng));
+      std::vector<int32_t> ids;
+      for (int e = 0; e < s.executions; ++e) {
+        if (s.sessions == 0) {
+          x.push_back(centre + 0.01 * Gauss(&rng));
+          continue;
+        }
+        const int first = (s.span ? l : b * s.levels + l) * s.sessions;
+        ids.push_back(first + e % s.sessions);
+        x.push_back(centre + session_offset[static_cast<size_t>(ids.back())] + 0.01 * Gauss(&rng));
+      }
       c.primary.n = s.executions;
       c.primary.median = std::exp(centre);
       c.ok_attempts = s.executions;
       configs->push_back(std::move(c));
       logs->push_back(std::move(x));
+      sessions->push_back(std::move(ids));
     }
   }
 }
 
 bool Active(const std::vector<fs::ConfigResult>& configs,
-            const std::vector<std::vector<double>>& logs, fs::Redealing redealing, uint64_t seed,
-            std::string* redealt) {
+            const std::vector<std::vector<double>>& logs,
+            const std::vector<std::vector<int32_t>>& sessions, fs::Redealing redealing,
+            uint64_t seed, std::string* redealt) {
   fs::EffectOptions o;
   o.redealing = redealing;
   o.seed = seed;
-  const auto v = fs::AuditEffects(configs, logs, {"P"}, o);
+  const auto v = fs::AuditEffects(configs, logs, sessions, {"P"}, o);
   if (redealt != nullptr) *redealt = v[0].redealing;
   return v[0].verdict == fs::Effect::kActive;
 }
@@ -88,13 +112,16 @@ void RunRow(const Scenario& s, int sims, uint64_t seed, int threads, Counts* c) 
     for (int i = next++; i < sims; i = next++) {
       std::vector<fs::ConfigResult> configs;
       std::vector<std::vector<double>> logs;
+      std::vector<std::vector<int32_t>> sessions;
       const uint64_t sim_seed = seed * 1000003 + static_cast<uint64_t>(i);
-      Simulate(s, sim_seed, &configs, &logs);
-      c->exec += Active(configs, logs, fs::Redealing::kExecutions, sim_seed, nullptr);
-      c->config += Active(configs, logs, fs::Redealing::kConfigurations, sim_seed, nullptr);
+      Simulate(s, sim_seed, &configs, &logs, &sessions);
+      c->exec += Active(configs, logs, sessions, fs::Redealing::kExecutions, sim_seed, nullptr);
+      c->config +=
+          Active(configs, logs, sessions, fs::Redealing::kConfigurations, sim_seed, nullptr);
       std::string redealt;
-      c->autom += Active(configs, logs, fs::Redealing::kAuto, sim_seed, &redealt);
+      c->autom += Active(configs, logs, sessions, fs::Redealing::kAuto, sim_seed, &redealt);
       c->auto_config += redealt == "configurations";
+      c->auto_sessions += redealt == "sessions";
     }
   };
   std::vector<std::thread> pool;
@@ -128,16 +155,35 @@ std::vector<Scenario> Scenarios(const std::string& set) {
                     0};
   };
   std::vector<Scenario> s;
+  if (set == "sessions") {
+    // blocks x levels x executions, effect, offset sd, sessions, span
+    return {{"null", 4, 2, 6, 0, 0, 6, true},          {"null", 4, 2, 6, 0, 0.005, 6, true},
+            {"null", 4, 2, 6, 0, 0.01, 6, true},       {"null", 10, 2, 6, 0, 0.01, 3, true},
+            {"null", 4, 10, 6, 0, 0.01, 3, true},      {"null", 6, 3, 3, 0, 0.01, 1, false},
+            {"null", 20, 2, 4, 0, 0.01, 2, false},     {"power", 4, 2, 6, 0.02, 0.01, 6, true},
+            {"power", 10, 2, 12, 0.02, 0.01, 6, true}, {"power", 20, 2, 4, 0.01, 0.01, 2, false},
+            {"power", 6, 3, 3, 0.02, 0.01, 1, false}};
+  }
   if (set == "small") {
-    s = {{"null", 20, 2, 30, 0, 0},  {"null", 20, 2, 30, 0, 0.005}, {"null", 20, 2, 30, 0, 0.01},
-         {"null", 40, 10, 10, 0, 0}, {"null", 40, 10, 10, 0, 0.01}, {"null", 3, 100, 10, 0, 0.01}};
+    s.insert(s.end(), {{"null", 20, 2, 30, 0, 0},
+                       {"null", 20, 2, 30, 0, 0.005},
+                       {"null", 20, 2, 30, 0, 0.01},
+                       {"null", 40, 10, 10, 0, 0},
+                       {"null", 40, 10, 10, 0, 0.01},
+                       {"null", 3, 100, 10, 0, 0.01}});
     for (int blocks : {10, 20, 50, 100}) s.push_back(power(blocks, 2, 10, k2));
     for (int blocks : {5, 12, 20, 50}) s.push_back(power(blocks, 10, 10, k10));
     for (int blocks : {3, 5, 10}) s.push_back(power(blocks, 100, 10, k100));
   } else {
-    s = {{"null", 400, 2, 30, 0, 0},    {"null", 400, 2, 30, 0, 0.01},  power(400, 2, 30, k2),
-         {"null", 100, 10, 30, 0, 0},   {"null", 100, 10, 30, 0, 0.01}, power(100, 10, 30, k10),
-         {"null", 50, 100, 5, 0, 0.01}, power(50, 100, 5, k100),        power(10, 100, 30, k100)};
+    s.insert(s.end(), {{"null", 400, 2, 30, 0, 0},
+                       {"null", 400, 2, 30, 0, 0.01},
+                       power(400, 2, 30, k2),
+                       {"null", 100, 10, 30, 0, 0},
+                       {"null", 100, 10, 30, 0, 0.01},
+                       power(100, 10, 30, k10),
+                       {"null", 50, 100, 5, 0, 0.01},
+                       power(50, 100, 5, k100),
+                       power(10, 100, 30, k100)});
   }
   return s;
 }
@@ -154,13 +200,30 @@ int main(int argc, char** argv) {
   }
   std::printf("redealing_bench: %s designs, %d per row, seed %llu\n\n", set.c_str(), sims,
               static_cast<unsigned long long>(seed));
-  std::printf(
-      "| truth | blocks x levels x executions | effect | config offset sd | active, executions "
-      "re-dealt | active, configurations re-dealt | active, auto | auto re-dealt "
-      "configurations |\n|---|---|---|---|---|---|---|---|\n");
+  const bool with_sessions = set == "sessions";
+  if (with_sessions) {
+    std::printf(
+        "| truth | blocks x levels x executions | effect | session offset sd | sessions | active, "
+        "executions re-dealt | active, configurations re-dealt | active, auto | auto re-dealt "
+        "sessions |\n|---|---|---|---|---|---|---|---|---|\n");
+  } else {
+    std::printf(
+        "| truth | blocks x levels x executions | effect | config offset sd | active, executions "
+        "re-dealt | active, configurations re-dealt | active, auto | auto re-dealt "
+        "configurations |\n|---|---|---|---|---|---|---|---|\n");
+  }
   for (const Scenario& s : Scenarios(set)) {
     Counts c;
     RunRow(s, sims, seed, threads, &c);
+    if (with_sessions) {
+      std::printf("| %s | %d x %d x %d | %.4f | %.3f | %d %s | %s | %s | %s | %d/%d |\n", s.kind,
+                  s.blocks, s.levels, s.executions, s.effect, s.offset_sd, s.sessions,
+                  s.span ? "a level, spanning the blocks" : "a configuration",
+                  Share(c.exec, sims).c_str(), Share(c.config, sims).c_str(),
+                  Share(c.autom, sims).c_str(), c.auto_sessions.load(), sims);
+      std::fflush(stdout);
+      continue;
+    }
     std::printf("| %s | %d x %d x %d | %.4f | %.3f | %s | %s | %s | %d/%d |\n", s.kind, s.blocks,
                 s.levels, s.executions, s.effect, s.offset_sd, Share(c.exec, sims).c_str(),
                 Share(c.config, sims).c_str(), Share(c.autom, sims).c_str(), c.auto_config.load(),

@@ -222,5 +222,44 @@ TEST(Aggregate, BoundViolationIsExplained) {
   EXPECT_NE(r.configs[1].bound_violations[0].find("> max 11"), std::string::npos);
 }
 
+// The sessions reach the effect test: each level of A ran in one persistent session of its own
+// (A is in the session key), so a 20% difference between the levels cannot be told from the two
+// sessions' own offsets: "inconclusive", sessions re-dealt. The same attempts without
+// `session.id` (one-shot: a process each) are independent evidence: "active".
+TEST(Aggregate, ALevelInASessionOfItsOwnIsTestedBySessions) {
+  SweepSpec spec = Spec("  A: {values: [1, 2]}\n  B: {values: [1, 2, 3]}\n");
+  std::vector<v1::ConfigRecord> recs;
+  for (int a = 1; a <= 2; ++a) {
+    for (int b = 1; b <= 3; ++b) {
+      recs.push_back(Rec("a" + std::to_string(a) + "b" + std::to_string(b),
+                         {{"A", std::to_string(a)}, {"B", std::to_string(b)}}));
+    }
+  }
+  for (const bool sessions : {true, false}) {
+    stats::Rng rng(3);
+    std::vector<v1::Attempt> as;
+    for (const auto& r : recs) {
+      const int a = std::stoi(r.params().at("A")), b = std::stoi(r.params().at("B"));
+      for (v1::Attempt& x : Execs(r.config_key(), "n0", 10 * (a == 2 ? 1.2 : 1) * (1 + 0.1 * b),
+                                  "f" + r.config_key(), &rng)) {
+        if (sessions) (*x.mutable_info())["session.id"] = "s0-" + std::to_string(a);
+        as.push_back(std::move(x));
+      }
+    }
+    const SweepResult res = Aggregate(spec, recs, as, 1);
+    const InertVerdict& v = res.inert[0];
+    ASSERT_EQ(v.param, "A");
+    if (sessions) {
+      EXPECT_EQ(v.redealing, "sessions");
+      EXPECT_EQ(v.units, 2);
+      EXPECT_EQ(v.verdict, Effect::kInconclusive);
+      EXPECT_EQ(ResultsToJson(res)["audit"]["inert"][0]["redealing"], "sessions");
+    } else {
+      EXPECT_EQ(v.redealing, "executions");
+      EXPECT_EQ(v.verdict, Effect::kActive);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fleetsweep

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -88,6 +89,29 @@ struct EffectOptions {
 //   kUntested      no block holds two levels.
 // level_effects / spread: per level, the median over blocks of configuration median / block
 // median (description only; the test is on executions).
+//
+// Sessions: `log_exec_sessions` is empty or holds, per configuration, the benchmark session of
+// each execution, parallel to log_exec_medians[i] (an index; -1 for none: a one-shot
+// execution, its own process). A persistent session serves executions one after another in one
+// process, and what that process holds (allocations, caches, an engine's startup state) can give
+// all its executions an offset of their own. When no session of the design holds two levels of
+// the parameter (a session-key parameter: `restart: true` or templated into the command, env or
+// files, whose levels never share a process) and some session holds two of its executions, kAuto
+// re-deals whole SESSIONS instead: each session is one unit (its executions' level, count and
+// within-block rank sum, the ranks centred on their block's mean), re-dealt within strata (blocks
+// joined by a session that spans them: a session serves every configuration of its key), so the
+// test needs only the sessions to be exchangeable, not their executions. The executions re-dealt
+// otherwise would read a session's offset as the level's effect. A design with one session per
+// level cannot tell the two apart: min_p > alpha, "inconclusive". InertVerdict::redealing is then
+// "sessions" (test name ending in "_sessions_redealt"). Sessions holding two levels (a parameter
+// the session does not depend on) leave the choice as above: both levels share the sessions'
+// offsets within a block.
+std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
+                                       const std::vector<std::vector<double>>& log_exec_medians,
+                                       const std::vector<std::vector<int32_t>>& log_exec_sessions,
+                                       const std::vector<std::string>& params,
+                                       const EffectOptions& options = {});
+// Without sessions (every execution its own process, or not recorded).
 std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
                                        const std::vector<std::vector<double>>& log_exec_medians,
                                        const std::vector<std::string>& params,

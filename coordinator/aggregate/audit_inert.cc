@@ -6,6 +6,8 @@
 // In large designs (audit.h: kConfigurationRedealing*) the labels of whole configurations are
 // re-dealt instead (each carries its executions' count and rank sum): the same statistic, a
 // subgroup of the re-dealings, ~30x fewer units to shuffle at 30 executions a configuration.
+// When each persistent benchmark session ran one level of the parameter, whole sessions are
+// re-dealt (audit.h: a session's own offset would otherwise read as the level's effect).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -157,15 +159,83 @@ std::vector<std::vector<std::pair<int, double>>> RankedExecutions(
   return obs;
 }
 
+// Union-find over block indices (strata: blocks joined by a session that spans them).
+int Root(std::vector<int>* parent, int b) {
+  std::vector<int>& up = *parent;
+  while (up[b] != b) b = up[b] = up[up[b]];
+  return b;
+}
+
+// The units for re-dealing sessions (audit.h), one stratum per group of blocks joined by
+// sessions; an execution without a session is a unit of its own. Returns false (and leaves
+// `strata` empty) when no sessions are given, some session holds two levels of the parameter, or
+// none holds two executions of the design (then sessions are executions). `obs`: the ranked
+// executions of RankedExecutions, in its order (blocks, their configurations, executions).
+bool SessionUnits(const Design& d, const std::vector<std::vector<double>>& log_exec_medians,
+                  const std::vector<std::vector<int32_t>>& sessions,
+                  const std::vector<std::vector<std::pair<int, double>>>& obs,
+                  std::vector<std::vector<stats::PermutationUnit>>* strata) {
+  if (sessions.empty()) return false;
+  struct Unit {
+    int block = 0;  // a block it touches (its stratum once blocks are joined)
+    stats::PermutationUnit u;
+  };
+  std::vector<Unit> units;
+  std::map<int32_t, size_t> of_session;  // session -> its index in units
+  std::vector<int> parent(obs.size());
+  for (size_t b = 0; b < parent.size(); ++b) parent[b] = static_cast<int>(b);
+  bool shared = false;
+  size_t bi = 0;
+  for (const auto& [key, members] : d.blocks) {
+    double mean_rank = 0;
+    for (const auto& o : obs[bi]) mean_rank += o.second;
+    mean_rank /= static_cast<double>(std::max<size_t>(1, obs[bi].size()));
+    size_t k = 0;
+    for (size_t i : members) {
+      for (size_t e = 0; e < log_exec_medians[i].size(); ++e, ++k) {
+        const auto& [level, rank] = obs[bi][k];
+        const int32_t s =
+            i < sessions.size() && e < sessions[i].size() ? sessions[i][e] : int32_t{-1};
+        const auto it = s < 0 ? of_session.end() : of_session.find(s);
+        if (it == of_session.end()) {
+          if (s >= 0) of_session.emplace(s, units.size());
+          units.push_back({static_cast<int>(bi), {level, 1, rank - mean_rank}});
+          continue;
+        }
+        Unit& u = units[it->second];
+        if (u.u.level != level) return false;  // the session held two levels
+        ++u.u.observations;
+        u.u.value_sum += rank - mean_rank;
+        shared = true;
+        const int ra = Root(&parent, u.block), rb = Root(&parent, static_cast<int>(bi));
+        if (ra != rb) parent[static_cast<size_t>(rb)] = ra;
+      }
+    }
+    ++bi;
+  }
+  if (!shared) return false;
+  std::map<int, size_t> stratum_of_root;
+  for (const Unit& u : units) {
+    const int r = Root(&parent, u.block);
+    auto [it, added] = stratum_of_root.emplace(r, strata->size());
+    if (added) strata->emplace_back();
+    (*strata)[it->second].push_back(u.u);
+  }
+  return true;
+}
+
 // The verdict from p, min_p and the spread (audit.h).
 void Decide(const EffectOptions& options, InertVerdict* v) {
   if (v->p_value <= options.alpha) {
     v->verdict = Effect::kActive;
   } else if (v->min_p > options.alpha) {
     v->verdict = Effect::kInconclusive;
-    v->note = "too few blocks or executions: " + Num(v->arrangements) +
-              " arrangements, the smallest reachable p is " + Num(v->min_p) + " > " +
-              Num(options.alpha);
+    v->note = (v->redealing == "sessions"
+                   ? "each session ran one level, too few sessions to tell a session's own "
+                     "offset from the level's effect: "
+                   : "too few blocks or executions: ") +
+              Num(v->arrangements) + " arrangements, the smallest reachable p is " + Num(v->min_p) +
+              " > " + Num(options.alpha);
   } else if (v->spread < options.max_spread) {
     v->verdict = Effect::kNoEffect;
   } else {
@@ -177,7 +247,8 @@ void Decide(const EffectOptions& options, InertVerdict* v) {
 
 InertVerdict AuditOne(const std::vector<ConfigResult>& configs,
                       const std::vector<std::vector<double>>& log_exec_medians,
-                      const std::string& p, const EffectOptions& options) {
+                      const std::vector<std::vector<int32_t>>& sessions, const std::string& p,
+                      const EffectOptions& options) {
   InertVerdict v;
   v.param = p;
   v.test = "block_permutation_ranks_log_execution_medians";
@@ -196,20 +267,30 @@ InertVerdict AuditOne(const std::vector<ConfigResult>& configs,
       RedealConfigurations(v.observations, configurations, v.levels, options.redealing);
   v.redealing = per_configuration ? "configurations" : "executions";
   v.units = per_configuration ? configurations : v.observations;
-  if (per_configuration) v.test += "_configurations_redealt";
   const auto obs = RankedExecutions(log_exec_medians, d, &units);
+  std::vector<std::vector<stats::PermutationUnit>> strata;
+  const bool per_session = options.redealing == Redealing::kAuto &&
+                           SessionUnits(d, log_exec_medians, sessions, obs, &strata);
+  if (per_session) {
+    v.redealing = "sessions";
+    v.units = Total(strata, [](const stats::PermutationUnit&) { return 1; });
+    v.test += "_sessions_redealt";
+  } else if (per_configuration) {
+    v.test += "_configurations_redealt";
+  }
   DescribeLevels(configs, d.blocks, p, &v);
   // Bounded cost for very large sweeps: about 2e7 visits of re-dealt units, at least 500
   // re-dealings.
   const int resamples =
       std::max(500, std::min(options.resamples, static_cast<int>(2e7 / std::max(1, v.units))));
   const uint64_t seed = Fnv1a64(p, options.seed);
-  auto r = per_configuration ? stats::BlockPermutationTestOfUnits(
-                                   units, v.levels, resamples, seed,
-                                   stats::kBlockPermutationExactLimit, options.stop_after_hits)
-                             : stats::BlockPermutationTest(obs, v.levels, resamples, seed,
-                                                           stats::kBlockPermutationExactLimit,
-                                                           options.stop_after_hits);
+  auto r = per_session || per_configuration
+               ? stats::BlockPermutationTestOfUnits(
+                     per_session ? strata : units, v.levels, resamples, seed,
+                     stats::kBlockPermutationExactLimit, options.stop_after_hits)
+               : stats::BlockPermutationTest(obs, v.levels, resamples, seed,
+                                             stats::kBlockPermutationExactLimit,
+                                             options.stop_after_hits);
   if (!r.ok()) {
     v.note = r.status().message();
     return v;
@@ -229,6 +310,14 @@ std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
                                        const std::vector<std::vector<double>>& log_exec_medians,
                                        const std::vector<std::string>& params,
                                        const EffectOptions& options) {
+  return AuditEffects(configs, log_exec_medians, {}, params, options);
+}
+
+std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
+                                       const std::vector<std::vector<double>>& log_exec_medians,
+                                       const std::vector<std::vector<int32_t>>& log_exec_sessions,
+                                       const std::vector<std::string>& params,
+                                       const EffectOptions& options) {
   // Each parameter's test reads only the inputs and has its own seed: any split over threads
   // gives the same verdicts, in parameter order.
   std::vector<InertVerdict> out(params.size());
@@ -239,7 +328,7 @@ std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
         out[i].param = params[i];
         continue;
       }
-      out[i] = AuditOne(configs, log_exec_medians, params[i], options);
+      out[i] = AuditOne(configs, log_exec_medians, log_exec_sessions, params[i], options);
     }
   };
   std::vector<std::thread> pool;

@@ -44,14 +44,19 @@ MetricSummary Summarize(const Executions& execs, uint64_t seed, int resamples) {
   return m;
 }
 
-std::vector<double> LogMedians(const Executions& execs) {
-  std::vector<double> out;
-  for (const auto& e : execs) {
-    if (e.empty()) continue;
-    auto m = stats::Median(e);
-    if (m.ok() && *m > 0) out.push_back(std::log(*m));
+// The log of each execution's median (executions without a positive median are left out) and,
+// parallel to them, the sessions of those kept (`sessions`: one per execution of `execs`).
+void LogMedians(const Executions& execs, const std::vector<int32_t>& sessions,
+                std::vector<double>* logs, std::vector<int32_t>* kept_sessions) {
+  logs->clear();
+  kept_sessions->clear();
+  for (size_t j = 0; j < execs.size(); ++j) {
+    if (execs[j].empty()) continue;
+    auto m = stats::Median(execs[j]);
+    if (!(m.ok() && *m > 0)) continue;
+    logs->push_back(std::log(*m));
+    kept_sessions->push_back(j < sessions.size() ? sessions[j] : -1);
   }
-  return out;
 }
 
 }  // namespace
@@ -90,7 +95,7 @@ void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, boo
         corr.push_back(std::move(xs));
       }
     }
-    e->log_medians = LogMedians(corr);
+    LogMedians(corr, e->primary_sessions, &e->log_medians, &e->log_sessions);
     e->primary = applied ? Summarize(corr, cseed, resamples) : e->raw_primary;
   }
 }

@@ -48,6 +48,7 @@ std::string Fmt(const char* f, double a, double b) {
 
 // Log of each execution's median (executions with a non-positive median are left out).
 void RunAudits(const SweepSpec& spec, const std::vector<std::vector<double>>& log_medians,
+               const std::vector<std::vector<int32_t>>& log_sessions,
                const AggregateOptions& options, SweepResult* out) {
   std::vector<std::string> swept;
   for (const auto& p : spec.params) {
@@ -61,7 +62,7 @@ void RunAudits(const SweepSpec& spec, const std::vector<std::vector<double>>& lo
   eo.seed = options.seed;
   eo.threads = options.threads;
   eo.cancel = options.cancel;
-  out->inert = AuditEffects(out->configs, log_medians, swept, eo);
+  out->inert = AuditEffects(out->configs, log_medians, log_sessions, swept, eo);
   out->contradictions = FindContradictions(out->injection, out->inert);
   out->infeasible_regions = InfeasibleRegions(out->configs, swept);
   for (const auto& v : out->injection) {
@@ -162,6 +163,13 @@ size_t IncrementalAggregate::GroupFiniteSamples(const v1::Attempt& a) {
   return used;
 }
 
+int32_t IncrementalAggregate::SessionOf(const v1::Attempt& a, int32_t node) {
+  const auto it = a.info().find("session.id");
+  if (it == a.info().end() || it->second.empty()) return -1;
+  const std::string key = std::to_string(node) + '\x1f' + it->second;
+  return sessions_.emplace(key, static_cast<int32_t>(sessions_.size())).first->second;
+}
+
 IncrementalAggregate::Entry* IncrementalAggregate::Find(int32_t logged, const std::string& key) {
   const auto slot = static_cast<size_t>(logged);
   if (logged >= 0 && slot < entry_of_logged_.size() && entry_of_logged_[slot] != kNoEntry) {
@@ -206,7 +214,10 @@ void IncrementalAggregate::Add(const v1::Attempt& a) {
   }
   ++c->ok_attempts;
   if (!a.fingerprint().empty()) c->fingerprints.insert(a.fingerprint());
-  if (primary != nullptr) e.primary_nodes.push_back(ids.node);
+  if (primary != nullptr) {
+    e.primary_nodes.push_back(ids.node);
+    e.primary_sessions.push_back(SessionOf(a, ids.node));
+  }
   for (size_t g = 0; g < groups; ++g) {
     const std::vector<double>& xs = groups_[g].second;
     e.raw[groups_[g].first].emplace_back(xs.begin(), xs.end());
@@ -274,7 +285,9 @@ SweepResult IncrementalAggregate::Compute(bool take) {
   const bool divisors_changed =
       !have_divisors_ || ne.divisors != divisors_ || ne.applied != applied_;
   std::vector<std::vector<double>> unranked_log_medians;
+  std::vector<std::vector<int32_t>> unranked_log_sessions;
   unranked_log_medians.reserve(entries_.size());
+  unranked_log_sessions.reserve(entries_.size());
   out.configs.reserve(entries_.size());
   std::vector<Entry*> stale;
   for (Entry& e : entries_) {
@@ -314,6 +327,7 @@ SweepResult IncrementalAggregate::Compute(bool take) {
     Entry& e = take ? entries_.front() : entries_[k];
     out.configs.push_back(Materialize(e, take));
     unranked_log_medians.push_back(take ? std::move(e.log_medians) : e.log_medians);
+    unranked_log_sessions.push_back(take ? std::move(e.log_sessions) : e.log_sessions);
     const ConfigResult& c = out.configs.back();
     if (c.fingerprints.size() > 1) {
       out.warnings.push_back("configuration " + c.key + " reported " +
@@ -347,6 +361,11 @@ SweepResult IncrementalAggregate::Compute(bool take) {
     if (!rankable(a)) return a.key < b.key;
     return RanksBefore(a.primary.median, b.primary.median, minimize);
   });
+  // The sessions in rank order (4 bytes an execution: moved into a second outer vector).
+  std::vector<std::vector<int32_t>> log_sessions(order.size());
+  for (size_t k = 0; k < order.size(); ++k) {
+    log_sessions[k] = std::move(unranked_log_sessions[order[k]]);
+  }
   // Put into rank order in place (rank k takes order[k]), cycle by cycle: no second copy.
   std::vector<std::vector<double>> log_medians = std::move(unranked_log_medians);
   for (size_t start = 0; start < order.size(); ++start) {
@@ -369,7 +388,7 @@ SweepResult IncrementalAggregate::Compute(bool take) {
   while (n_ranked < out.configs.size() && rankable(out.configs[n_ranked])) ++n_ranked;
 
   if (cancelled()) return out;
-  RunAudits(spec_, log_medians, options, &out);
+  RunAudits(spec_, log_medians, log_sessions, options, &out);
   if (cancelled()) return out;
   WarmStateOptions wso;
   wso.seed = seed;

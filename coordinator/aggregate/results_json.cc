@@ -74,7 +74,8 @@ nlohmann::json AuditJson(const SweepResult& r) {
        "permutation test of the within-block ranks of log execution medians, level labels "
        "re-dealt within blocks of "
        "configurations sharing every other parameter (the labels of executions, or of whole "
-       "configurations in large designs: redealing): active when p <= 0.05; no_effect when "
+       "configurations in large designs, or of whole sessions when each persistent session ran "
+       "one level: redealing): active when p <= 0.05; no_effect when "
        "p > 0.05, p <= 0.05 was reachable and the level effects spread < 2%; otherwise "
        "inconclusive (too few blocks/executions, or too noisy)"},
       {"contradictions", contradictions},

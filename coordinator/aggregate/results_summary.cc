@@ -120,7 +120,7 @@ std::string SummaryTable(const SweepResult& r, int rows) {
       std::snprintf(
           line, sizeof line, "  %-24s %-12s p=%.3g spread=%.2f%% %d blocks, %d executions%s%s%s\n",
           v.param.c_str(), Name(v.verdict), v.p_value, 100 * v.spread, v.blocks, v.observations,
-          v.redealing == "configurations" ? " (configurations re-dealt)" : "",
+          v.redealing == "executions" ? "" : (" (" + v.redealing + " re-dealt)").c_str(),
           v.note.empty() ? "" : ": ", v.note.c_str());
       o << line;
     }

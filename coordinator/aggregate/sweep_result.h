@@ -77,8 +77,9 @@ struct InertVerdict {
   std::string param;
   Effect verdict = Effect::kUntested;
   std::string test;  // "block_permutation_ranks_log_execution_medians" (+ suffix below)
-  // The re-dealt units: "executions", or "configurations" (test ends in
-  // "_configurations_redealt"); "" when untested. units: how many were re-dealt.
+  // The re-dealt units: "executions", "configurations" (test ends in
+  // "_configurations_redealt") or "sessions" ("_sessions_redealt"); "" when untested. units: how
+  // many were re-dealt.
   std::string redealing;
   int units = 0;
   double statistic = 0;  // between-level sum of squares of block-centred log execution medians
