@@ -411,7 +411,7 @@ SweepResult IncrementalAggregate::Compute(bool take) {
   wo.family_alpha = options.winner_alpha;
   wo.looks = spec_.repetitions.max > spec_.repetitions.min ? 2 : 1;
   out.winner_rule = WinnerRule(wo.family_alpha, wo.looks);
-  DecideWinner(log_medians, n_ranked, minimize, wo, &out);
+  DecideWinner(log_medians, log_sessions, n_ranked, minimize, wo, &out);
   if (out.unfinished > 0) {
     out.warnings.push_back(std::to_string(out.unfinished) + " configurations are unfinished");
   }

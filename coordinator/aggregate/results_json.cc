@@ -255,6 +255,7 @@ nlohmann::json ResultsToJson(const SweepResult& r, const ResultsOptions& options
                         {"comparison_alpha", Num(t.comparison_alpha)},
                         {"comparisons", t.comparisons},
                         {"looks", t.looks},
+                        {"session_comparisons", t.session_comparisons},
                         {"runner_up_p", Num(t.runner_up_p)},
                         {"runner_up_log_diff", Num(t.runner_up_log_diff)},
                         {"max_p", Num(t.max_p)},

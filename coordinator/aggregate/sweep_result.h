@@ -136,6 +136,7 @@ struct WinnerTest {
   double max_p = NAN;               // the weakest of the best's comparisons
   std::string weakest_key;          // ... and against whom
   bool separated = false;           // every comparison significant in the right direction
+  int session_comparisons = 0;      // comparisons whose units were sessions (winner.h: "Sessions")
 };
 
 // A parameter whose fingerprint audit and timing test disagree (e.g. "not injected" yet

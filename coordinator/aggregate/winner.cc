@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <set>
+#include <utility>
 
 #include "common/stats/rank_tests.h"
 #include "common/stats/t_test.h"
@@ -49,6 +52,45 @@ double PairP(const Group& a, const Group& b, double pooled_var, double pooled_df
   return std::min(1.0, 2.0 * stats::StudentTSf(std::fabs(diff) / std::sqrt(se2), df));
 }
 
+// The mean log execution median of each session of one configuration, in first-seen order; an
+// execution without a session (-1) is a unit of its own.
+std::vector<double> SessionMeans(const std::vector<double>& logs,
+                                 const std::vector<int32_t>& sessions) {
+  std::map<int32_t, std::pair<double, int>> sums;
+  std::vector<int32_t> order;
+  std::vector<double> out;
+  for (size_t e = 0; e < logs.size(); ++e) {
+    const int32_t s = e < sessions.size() ? sessions[e] : int32_t{-1};
+    if (s < 0) {
+      out.push_back(logs[e]);
+      continue;
+    }
+    auto [it, added] = sums.emplace(s, std::make_pair(0.0, 0));
+    if (added) order.push_back(s);
+    it->second.first += logs[e];
+    ++it->second.second;
+  }
+  for (int32_t s : order) out.push_back(sums[s].first / sums[s].second);
+  return out;
+}
+
+// True when some session appears twice in `s` (two executions of one process).
+bool Clustered(const std::vector<int32_t>& s) {
+  std::set<int32_t> seen;
+  for (int32_t x : s) {
+    if (x >= 0 && !seen.insert(x).second) return true;
+  }
+  return false;
+}
+
+bool ShareASession(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+  const std::set<int32_t> in_a(a.begin(), a.end());
+  for (int32_t x : b) {
+    if (x >= 0 && in_a.count(x)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 double ComparisonP(const std::vector<double>& a, const std::vector<double>& b, double pooled_var,
@@ -67,7 +109,8 @@ double ComparisonAlpha(double family_alpha, int configurations, int looks) {
   return 2 * family_alpha / (m * std::max(1, looks));
 }
 
-void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians, size_t ranked,
+void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians,
+                  const std::vector<std::vector<int32_t>>& log_exec_sessions, size_t ranked,
                   bool minimize, const WinnerOptions& options, SweepResult* out) {
   out->tied.clear();
   out->winner = -1;
@@ -88,17 +131,35 @@ void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians, size
   const std::vector<std::vector<double>> groups(log_exec_medians.begin(),
                                                 log_exec_medians.begin() + ranked);
   const double pooled_var = stats::PooledVariance(groups, &pooled_df);
+  // Session units (see winner.h), computed only when sessions were recorded.
+  const bool sessions = log_exec_sessions.size() >= ranked;
+  std::vector<std::vector<double>> units;
+  double unit_pooled_var = 0, unit_pooled_df = 0;
+  if (sessions) {
+    for (size_t i = 0; i < ranked; ++i) {
+      units.push_back(SessionMeans(log_exec_medians[i], log_exec_sessions[i]));
+    }
+    unit_pooled_var = stats::PooledVariance(units, &unit_pooled_df);
+  }
   const Group best = Describe(log_exec_medians[0]);
   bool all = true;
   t.max_p = 0;
   for (size_t j = 1; j < ranked; ++j) {
     const Group other = Describe(log_exec_medians[j]);
-    const double p = ComparisonP(log_exec_medians[0], log_exec_medians[j], pooled_var, pooled_df);
+    const bool by_session = sessions &&
+                            !ShareASession(log_exec_sessions[0], log_exec_sessions[j]) &&
+                            (Clustered(log_exec_sessions[0]) || Clustered(log_exec_sessions[j]));
+    const double p =
+        by_session ? ComparisonP(units[0], units[j], unit_pooled_var, unit_pooled_df)
+                   : ComparisonP(log_exec_medians[0], log_exec_medians[j], pooled_var, pooled_df);
+    t.session_comparisons += by_session;
     const double diff = other.mean - best.mean;
     ConfigResult& c = out->configs[j];
     c.p_vs_best = p;
     c.log_diff_vs_best = diff;
-    const bool better = minimize ? diff > 0 : diff < 0;
+    // The direction of what was tested (session means weigh sessions, not executions, equally).
+    const double tested = by_session ? Describe(units[j]).mean - Describe(units[0]).mean : diff;
+    const bool better = minimize ? tested > 0 : tested < 0;
     const bool separated = better && p <= t.comparison_alpha;
     if (j == 1) {
       t.runner_up_key = c.key;

@@ -27,9 +27,19 @@
 // The same bound gives the tied set: T is left out only if the ranked best was declared better.
 // Configurations with fewer than two executions cannot be tested (they stay tied).
 //
+// Sessions: a persistent benchmark session can give all its executions an offset of its own
+// (docs/honest-measurement.md section 2, "Sessions re-dealt"), so two configurations that never
+// shared a session differ by their sessions' offsets as well as by themselves. For such a pair,
+// when one of them ran two executions in one session, the unit of the comparison is the SESSION:
+// each configuration's values are the mean log execution median of each of its sessions (a
+// one-shot execution is a session of its own), compared by the same test with the variance pooled
+// over every ranked configuration's session means. One session a side cannot be tested (p = 1:
+// tied). Pairs that shared a session, and sweeps without sessions, compare executions as above.
+//
 // Pure function; thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "coordinator/aggregate/sweep_result.h"
@@ -54,7 +64,10 @@ struct WinnerOptions {
 // medians; `ranked` = how many leading configs are rankable (samples, within bounds). Fills
 // out->winner_test, out->tied, configs[i].p_vs_best / log_diff_vs_best; sets out->winner = 0
 // when separated and out->valid. `minimize`: lower is better.
-void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians, size_t ranked,
+// `log_exec_sessions`: empty, or per configuration the session of each execution, parallel to
+// log_exec_medians (-1: none); see "Sessions" above.
+void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians,
+                  const std::vector<std::vector<int32_t>>& log_exec_sessions, size_t ranked,
                   bool minimize, const WinnerOptions& options, SweepResult* out);
 
 }  // namespace fleetsweep
