@@ -31,10 +31,24 @@ def per_config_medians(runs):
     return samples, smem
 
 
-def datasheet_floor(e, m, floors):
-    """The floor again at the H200 datasheet's 4.8 TB/s and 989 TFLOP/s dense bf16 (a stricter
-    bound: the kernel's weight stream beats the copy rate torch measures)."""
-    return floor_at(e, m, floors, 989.0, 4800.0)
+# Dense bf16 TFLOP/s and memory GB/s from the vendors' datasheets, by a part of the device name.
+DATASHEETS = (("H200", 989.0, 4800.0), ("H100 PCIe", 756.0, 2000.0), ("H100", 989.0, 3350.0))
+
+
+def datasheet(device):
+    """(tflops, gbps) of the first DATASHEETS entry whose name is in `device`; None when none is."""
+    for name, tflops, gbps in DATASHEETS:
+        if name in (device or ""):
+            return tflops, gbps
+    return None
+
+
+def datasheet_floor(e, m, floors, device):
+    """The floor again at the device's datasheet peaks (H200: 4.8 TB/s, H100 SXM: 3.35 TB/s, 989
+    TFLOP/s dense bf16 both; a stricter bound: the kernel's weight stream beats the copy rate torch
+    measures); None for a device without a datasheet entry."""
+    peaks = datasheet(device)
+    return floor_at(e, m, floors, *peaks) if peaks else None
 
 
 def sustained_floor(e, m, floors):
@@ -73,11 +87,12 @@ def moe_table(runs_res):
             continue
         run, res, e = min(cands, key=lambda c: c[2]["median"])
         winners[m] = moe_algo.parse_tile_set(e["winner"])
-        strict = e["median"] / datasheet_floor(e, m, res["floors"])
+        strict = datasheet_floor(e, m, res["floors"], res.get("device"))
         sustained = sustained_floor(e, m, res["floors"])
-        out.append("| %d | %s | %.4f | [%.4f, %.4f] | %.4f | %.2f | %s | %.2f | %d | %d | %.1f |" % (
+        out.append("| %d | %s | %.4f | [%.4f, %.4f] | %.4f | %.2f | %s | %s | %d | %d | %.1f |" % (
             m, e["winner"], e["median"], e["ci"][0], e["ci"][1], e["floor"], e["ratio"],
-            "%.2f" % (e["median"] / sustained) if sustained else "-", strict, run,
+            "%.2f" % (e["median"] / sustained) if sustained else "-",
+            "%.2f" % (e["median"] / strict) if strict else "-", run,
             e["executions"], e["wall_s"]))
     return out, winners
 

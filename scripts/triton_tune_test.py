@@ -150,13 +150,26 @@ class TablesTest(unittest.TestCase):
         m = 4096  # compute-bound at 800 and at 400 TFLOP/s
         compute_ms = 1e3 * moe_algo.moe_flops(m, 14336, 4096, 2) / 800e12
         e = self.entry(m, floors, 3 * compute_ms)
-        lines, winners = self.tables.moe_table([{"floors": floors, "moe": {str(m): e}}])
+        lines, winners = self.tables.moe_table(
+            [{"floors": floors, "moe": {str(m): e}, "device": "NVIDIA H200"}])
         row = [c.strip() for c in lines[2].split("|")[1:-1]]
         self.assertIn("ratio at sustained matmul", lines[0])
         self.assertEqual(row[5], "3.00")  # at the measured floor
         self.assertEqual(row[6], "1.50")  # at half the matmul rate the floor doubles
         self.assertEqual(row[7], "%.2f" % (3 * compute_ms / (1e3 * moe_algo.moe_flops(m, 14336, 4096, 2) / 989e12)))
         self.assertEqual(winners[m]["GROUP_SIZE_M"], 64)
+
+    def test_datasheet_follows_the_device(self):
+        floors = {"copy_GBps": 3000.0, "matmul_TFLOPs": 800.0}
+        m = 1  # memory-bound: the datasheet's bandwidth sets the floor
+        e = self.entry(m, floors, 1.0)
+        cells = {}
+        for device in ("NVIDIA H200", "NVIDIA H100 80GB HBM3", "Iluvatar BI-V100"):
+            lines, _ = self.tables.moe_table([{"floors": floors, "moe": {str(m): e}, "device": device}])
+            cells[device] = [c.strip() for c in lines[2].split("|")[1:-1]][7]
+        self.assertEqual(cells["Iluvatar BI-V100"], "-")  # no datasheet entry: no made-up ratio
+        h200, h100 = float(cells["NVIDIA H200"]), float(cells["NVIDIA H100 80GB HBM3"])
+        self.assertAlmostEqual(h200 / h100, 4800.0 / 3350.0, delta=0.02)
 
     def test_without_a_sustained_rate_the_column_says_so(self):
         floors = {"copy_GBps": 3000.0, "matmul_TFLOPs": 800.0}
