@@ -39,13 +39,17 @@ ExecutionLog::Ids ExecutionLog::AddWith(const v1::Attempt& a, const std::vector<
   if (!a.info().empty()) {
     auto it = a.info().find("session.position");
     e.position = it == a.info().end() ? 0 : std::atoi(it->second.c_str());
+    auto id = a.info().find("session.id");
+    if (id != a.info().end() && !id->second.empty()) {
+      e.session = sessions_.Intern(std::to_string(e.node) + '\x1f' + id->second);
+    }
   }
   e.reference = a.reference();
   executions_.push_back(e);
   if (e.reference && !finite.empty()) {
     references_.push_back({e.node, a.started_unix_ms(), a.attempt_id(), finite});
   }
-  return {e.config, e.node};
+  return {e.config, e.node, e.session};
 }
 
 }  // namespace fleetsweep

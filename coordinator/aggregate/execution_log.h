@@ -2,13 +2,14 @@
 // node_effects.h; the warm-state audit, warm_state.h) need of each attempt, kept compactly so
 // that the live audits need no copy of every v1::Attempt (issue 16).
 //
-// Per ok attempt, in the order added, one LoggedExecution (24 bytes): its configuration and node
-// (interned: each distinct key and node name is stored once), the median of its finite samples of
-// the log's metric (NaN when it has none), its `session.position` info (std::atoi of it, 0 when
-// absent) and whether it measured the reference. An ok reference attempt with samples of the
-// metric also keeps those samples, its start time and attempt id (the reference-only node effects
-// and their drift test read them; references are a small share of a sweep). Failed attempts
-// are not logged: both audits read ok attempts only.
+// Per ok attempt, in the order added, one LoggedExecution (32 bytes): its configuration, node and
+// persistent session (interned: each distinct key, node name and (node, `session.id`) is stored
+// once; a worker numbers its sessions itself, so the node tells two workers' "s0-1" apart), the
+// median of its finite samples of the log's metric (NaN when it has none), its
+// `session.position` info (std::atoi of it, 0 when absent) and whether it measured the reference.
+// An ok reference attempt with samples of the metric also keeps those samples, its start time and
+// attempt id (the reference-only node effects and their drift test read them; references are a
+// small share of a sweep). Failed attempts are not logged: both audits read ok attempts only.
 //
 // Equality: EstimateNodeEffects and AuditWarmState over the log of attempts a_1..a_n equal
 // their results over {a_1..a_n} (the v1::Attempt overloads build a log and call the log ones).
@@ -33,6 +34,7 @@ struct LoggedExecution {
   int32_t config = 0;    // ExecutionLog::key(config)
   int32_t node = 0;      // ExecutionLog::node(node)
   int32_t position = 0;  // std::atoi(info["session.position"]); 0 when absent
+  int32_t session = -1;  // ExecutionLog::session index of (node, info["session.id"]); -1: none
   bool reference = false;
 };
 
@@ -48,8 +50,9 @@ class ExecutionLog {
   explicit ExecutionLog(std::string metric) : metric_(std::move(metric)) {}
 
   struct Ids {
-    int32_t config = -1;  // key(config); -1 when not logged
-    int32_t node = -1;    // node(node); -1 when not logged
+    int32_t config = -1;   // key(config); -1 when not logged
+    int32_t node = -1;     // node(node); -1 when not logged
+    int32_t session = -1;  // its session's index; -1 when not logged or it names none
   };
   // Logs `a` when it is ok; returns its node's index, -1 when not logged.
   int32_t Add(const v1::Attempt& a);
@@ -64,6 +67,7 @@ class ExecutionLog {
   const std::string& key(int32_t i) const { return keys_.names[static_cast<size_t>(i)]; }
   const std::string& node(int32_t i) const { return nodes_.names[static_cast<size_t>(i)]; }
   int32_t node_count() const { return static_cast<int32_t>(nodes_.names.size()); }
+  int32_t session_count() const { return static_cast<int32_t>(sessions_.names.size()); }
   int32_t key_count() const { return static_cast<int32_t>(keys_.names.size()); }
 
  private:
@@ -75,8 +79,8 @@ class ExecutionLog {
   std::string metric_;
   std::vector<LoggedExecution> executions_;
   std::vector<LoggedReference> references_;
-  Interned keys_, nodes_;
-  std::vector<double> scratch_;  // AddWith's median buffer (no allocation per attempt)
+  Interned keys_, nodes_, sessions_;  // sessions_: "<node index>\x1f<session.id>"
+  std::vector<double> scratch_;       // AddWith's median buffer (no allocation per attempt)
 };
 
 }  // namespace fleetsweep

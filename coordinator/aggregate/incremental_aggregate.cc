@@ -163,13 +163,6 @@ size_t IncrementalAggregate::GroupFiniteSamples(const v1::Attempt& a) {
   return used;
 }
 
-int32_t IncrementalAggregate::SessionOf(const v1::Attempt& a, int32_t node) {
-  const auto it = a.info().find("session.id");
-  if (it == a.info().end() || it->second.empty()) return -1;
-  const std::string key = std::to_string(node) + '\x1f' + it->second;
-  return sessions_.emplace(key, static_cast<int32_t>(sessions_.size())).first->second;
-}
-
 IncrementalAggregate::Entry* IncrementalAggregate::Find(int32_t logged, const std::string& key) {
   const auto slot = static_cast<size_t>(logged);
   if (logged >= 0 && slot < entry_of_logged_.size() && entry_of_logged_[slot] != kNoEntry) {
@@ -216,7 +209,7 @@ void IncrementalAggregate::Add(const v1::Attempt& a) {
   if (!a.fingerprint().empty()) c->fingerprints.insert(a.fingerprint());
   if (primary != nullptr) {
     e.primary_nodes.push_back(ids.node);
-    e.primary_sessions.push_back(SessionOf(a, ids.node));
+    e.primary_sessions.push_back(ids.session);
   }
   for (size_t g = 0; g < groups; ++g) {
     const std::vector<double>& xs = groups_[g].second;
@@ -405,6 +398,14 @@ SweepResult IncrementalAggregate::Compute(bool take) {
                                        "life (p = %.2g): recycle sessions sooner "
                                        "(session.max_executions)",
                                percent, t->p_value));
+  }
+  if (out.warm_state.between_sessions.verdict == "differs") {
+    out.warnings.push_back(
+        Fmt("warm state: a configuration's sessions measure up to %.1f%% apart (median over "
+            "configurations; p = %.2g): executions of one session are not independent evidence, so "
+            "the effect and winner tests compare sessions where levels or configurations never "
+            "shared one (docs/honest-measurement.md section 6)",
+            100 * out.warm_state.between_sessions.change, out.warm_state.between_sessions.p_value));
   }
 
   WinnerOptions wo;

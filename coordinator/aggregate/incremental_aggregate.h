@@ -20,7 +20,7 @@
 // audits start with the configurations counted so far and Track each one as it gets its first
 // attempt, so a 1,000,000-configuration space costs only what has run. Per attempt: its finite
 // samples in its configuration's entry (one allocation per metric), its session's index (4 bytes,
-// twice: the effect test re-deals sessions, audit.h), and one 24-byte ExecutionLog
+// twice: the effect test re-deals sessions, audit.h), and one 32-byte ExecutionLog
 // record (ok attempts; reference ones also keep their samples) for node effects and the warm-state
 // audit; no copy of the v1::Attempt.
 //
@@ -81,7 +81,7 @@ class IncrementalAggregate {
     std::string attempt_failure_class, attempt_failure_detail;  // Aggregate's first-failure rule
     std::map<std::string, Executions> raw;                      // metric -> executions
     std::vector<int32_t> primary_nodes;  // the node (log_.node) of each raw[primary] execution
-    // The benchmark session of each raw[primary] execution (an index into sessions_; -1: none).
+    // The benchmark session of each raw[primary] execution (ExecutionLog's index; -1: none).
     std::vector<int32_t> primary_sessions;
     // Cached summaries (valid when !dirty).
     bool dirty = true;
@@ -93,9 +93,6 @@ class IncrementalAggregate {
     std::vector<int32_t> log_sessions;  // the session of each of them (AuditEffects)
     int primary_resamples = 0;          // bootstrap rounds of the cached primary CIs (0: none yet)
   };
-  // The index of `a`'s benchmark session (node and `session.id` info: a worker numbers its
-  // sessions itself), -1 when it names none (one-shot: every execution its own process).
-  int32_t SessionOf(const v1::Attempt& a, int32_t node);
   // Groups `a`'s finite samples by metric (first-seen order) into groups_[0, returned count).
   size_t GroupFiniteSamples(const v1::Attempt& a);
   // The entry of configuration `key` (`logged`: its ExecutionLog key index, -1 when not
@@ -124,7 +121,6 @@ class IncrementalAggregate {
   // that an attempt costs one hash of its key (the log's), not two.
   static constexpr size_t kNoEntry = static_cast<size_t>(-1);
   std::vector<size_t> entry_of_logged_;
-  std::unordered_map<std::string, int32_t> sessions_;  // "node\x1fsession.id" -> index
   // Add's scratch: (metric, finite samples) of the attempt being added; kept to reuse capacity.
   std::vector<std::pair<std::string, std::vector<double>>> groups_;
   int64_t dirty_count_ = 0;

@@ -123,6 +123,7 @@ nlohmann::json WarmStateJson(const SweepResult& r) {
            "block_permutation_log_execution_medians (blocks: configuration x node), alpha 0.01"},
           {"first_vs_later", WarmTestJson(w.first_vs_later)},
           {"drift", WarmTestJson(w.drift)},
+          {"between_sessions", WarmTestJson(w.between_sessions)},
           {"note", w.note}};
 }
 

@@ -143,10 +143,11 @@ std::string SummaryTable(const SweepResult& r, int rows) {
     const WarmStateAudit& w = r.warm_state;
     std::snprintf(line, sizeof line,
                   "warm state (%d executions, positions up to %d): first vs later %s (p=%.3g, "
-                  "%d blocks); drift %s (p=%.3g)\n",
+                  "%d blocks); drift %s (p=%.3g); between sessions %s (p=%.3g, %d blocks)\n",
                   w.executions, w.max_position, w.first_vs_later.verdict.c_str(),
                   w.first_vs_later.p_value, w.first_vs_later.blocks, w.drift.verdict.c_str(),
-                  w.drift.p_value);
+                  w.drift.p_value, w.between_sessions.verdict.c_str(), w.between_sessions.p_value,
+                  w.between_sessions.blocks);
     o << line;
   }
   for (const auto& c : r.contradictions) o << "CONTRADICTION: " << c.text << "\n";

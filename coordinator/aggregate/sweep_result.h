@@ -167,6 +167,10 @@ struct WarmStateAudit {
   int max_position = 0;
   WarmStateTest first_vs_later;  // a = position 1, b = positions >= 2
   WarmStateTest drift;           // a = early half of positions >= 2, b = late half
+  // Do a configuration's executions measure differently from one session to another (an offset
+  // a process keeps over its life)? group_a counts sessions (summed over blocks), group_b
+  // executions; change = median over blocks of (highest / lowest session mean) - 1.
+  WarmStateTest between_sessions;
   std::string note;
 };
 

@@ -13,6 +13,7 @@ namespace {
 
 struct Execution {
   int position = 0;
+  int32_t session = -1;
   double log_median = 0;
 };
 
@@ -23,7 +24,7 @@ std::map<std::string, std::vector<Execution>> Collect(const ExecutionLog& log) {
   for (const LoggedExecution& a : log.executions()) {
     if (a.position < 1) continue;
     if (!(a.median > 0)) continue;  // no samples (NaN) or a non-positive median
-    by_ids[{a.config, a.node}].push_back({a.position, std::log(a.median)});
+    by_ids[{a.config, a.node}].push_back({a.position, a.session, std::log(a.median)});
   }
   std::map<std::string, std::vector<Execution>> blocks;
   for (auto& [ids, execs] : by_ids) {
@@ -75,6 +76,60 @@ WarmStateTest Test(const std::map<std::string, std::vector<Execution>>& blocks, 
   return t;
 }
 
+// Between sessions: within each block, the executions' session labels are re-dealt (levels: the
+// sessions themselves, so the statistic is the between-session sum of squares of block-centred
+// log medians; a session spanning several blocks pools its executions of all of them). Blocks
+// with executions of fewer than two sessions carry no information and are left out. change: the
+// median over informative blocks of (highest - lowest session mean), as a ratio - 1.
+WarmStateTest BetweenSessions(const std::map<std::string, std::vector<Execution>>& blocks,
+                              const WarmStateOptions& options) {
+  WarmStateTest t;
+  std::map<int32_t, int> level;  // session -> its level index
+  std::vector<std::vector<std::pair<int, double>>> labelled;
+  std::vector<double> spreads;
+  for (const auto& [key, execs] : blocks) {
+    std::map<int32_t, std::pair<double, int>> means;
+    for (const Execution& e : execs) {
+      if (e.session < 0) continue;
+      auto& m = means[e.session];
+      m.first += e.log_median;
+      ++m.second;
+    }
+    if (means.size() < 2) continue;
+    std::vector<std::pair<int, double>> obs;
+    double lo = INFINITY, hi = -INFINITY;
+    for (const auto& [session, m] : means) {
+      lo = std::min(lo, m.first / m.second);
+      hi = std::max(hi, m.first / m.second);
+    }
+    for (const Execution& e : execs) {
+      if (e.session < 0) continue;
+      const int l = level.emplace(e.session, static_cast<int>(level.size())).first->second;
+      obs.emplace_back(l, e.log_median);
+    }
+    ++t.blocks;
+    t.group_a += static_cast<int>(means.size());
+    t.group_b += static_cast<int>(obs.size());
+    spreads.push_back(hi - lo);
+    labelled.push_back(std::move(obs));
+  }
+  if (labelled.empty()) return t;
+  auto r =
+      stats::BlockPermutationTest(labelled, static_cast<int>(level.size()), options.resamples,
+                                  options.seed ^ 0x5eed3, stats::kBlockPermutationExactLimit, 100);
+  if (!r.ok()) return t;
+  t.p_value = r->p_value;
+  t.min_p = r->min_p;
+  t.exact = r->exact;
+  t.change = std::exp(stats::MedianOf(spreads)) - 1;
+  if (t.min_p > options.alpha) {
+    t.verdict = "inconclusive";
+  } else {
+    t.verdict = t.p_value <= options.alpha ? "differs" : "no_difference";
+  }
+  return t;
+}
+
 }  // namespace
 
 WarmStateAudit AuditWarmState(const ExecutionLog& log, const WarmStateOptions& options) {
@@ -101,6 +156,7 @@ WarmStateAudit AuditWarmState(const ExecutionLog& log, const WarmStateOptions& o
       blocks,
       [split](const Execution& e) { return e.position < 2 ? -1 : (e.position <= split ? 0 : 1); },
       options, 0x5eed2);
+  w.between_sessions = BetweenSessions(blocks, options);
   if (w.first_vs_later.verdict == "inconclusive" || w.first_vs_later.verdict == "untested") {
     w.note =
         "too few first executions beside later ones of the same configuration to test the first "

@@ -6,8 +6,14 @@
 //                   allocations, lazy initialisation) measure differently from the later ones?
 //   drift           do later executions drift over a session's life (early half vs late half of
 //                   the positions >= 2: leaks, fragmentation, thermal state)?
+//   between sessions  do a configuration's executions differ from one session to another (an
+//                   offset the process keeps: its allocations, an engine's startup state)? Then
+//                   executions of one session are not independent evidence; the effect and
+//                   winner tests compare sessions where levels or configurations never shared
+//                   one (audit.h, winner.h). Session labels (`session.id` per node) are
+//                   re-dealt among a block's executions; sequential Monte Carlo (100 hits).
 //
-// Both are block permutation tests (common/stats/block_permutation.h) of log execution medians of
+// All are block permutation tests (common/stats/block_permutation.h) of log execution medians of
 // the primary metric, with the position labels re-dealt within blocks of executions that share a
 // configuration and a node, so configuration and node effects cancel and the test holds its
 // level whatever the design. An execution without `session.position` info is left out. A test

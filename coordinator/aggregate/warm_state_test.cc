@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <random>
+#include <string>
 
 namespace fleetsweep {
 namespace {
@@ -17,10 +19,12 @@ struct Truth {
   double drift = 0;  // each position adds this share
   int recycle = 8;   // session.max_executions
   int slots = 2;
+  double session_sd = 0;  // each session's own log offset: normal with this sd
 };
 
 // 12 configurations x 6 executions in a random order over `slots` slots whose sessions recycle
-// after `recycle` executions; 3% log-normal noise; configuration effects up to 2x.
+// after `recycle` executions; 3% log-normal noise; configuration effects up to 2x. Every attempt
+// names its session (`session.id`); the sessions' offsets come from a stream of their own.
 std::vector<v1::Attempt> Simulate(const Truth& t, uint64_t seed) {
   std::mt19937_64 rng(seed);
   std::normal_distribution<double> noise(0, 0.03);
@@ -30,17 +34,25 @@ std::vector<v1::Attempt> Simulate(const Truth& t, uint64_t seed) {
   }
   std::shuffle(order.begin(), order.end(), rng);
   std::vector<int> done(t.slots, 0);
+  std::mt19937_64 offsets_rng(seed ^ 0x0ff5e7);
+  std::normal_distribution<double> offset_of(0, 1);
+  std::map<std::string, double> offsets;
   std::vector<v1::Attempt> out;
   for (size_t i = 0; i < order.size(); ++i) {
     const int slot = static_cast<int>(i % t.slots);
+    const int session = done[slot] / t.recycle;
     const int position = done[slot]++ % t.recycle + 1;
     const int c = order[i];
-    double mean = (1 + c / 12.0) * (position == 1 ? 1 + t.first : 1) * (1 + t.drift * position);
+    const std::string id = "s" + std::to_string(slot) + "-" + std::to_string(session);
+    if (!offsets.count(id)) offsets[id] = t.session_sd * offset_of(offsets_rng);
+    double mean = (1 + c / 12.0) * (position == 1 ? 1 + t.first : 1) * (1 + t.drift * position) *
+                  std::exp(offsets[id]);
     v1::Attempt a;
     a.set_config_key("c" + std::to_string(c));
     a.set_node("n1");
     a.set_ok(true);
     (*a.mutable_info())["session.position"] = std::to_string(position);
+    (*a.mutable_info())["session.id"] = id;
     for (int s = 0; s < 5; ++s) {
       auto* x = a.add_samples();
       x->set_metric("t");
@@ -58,7 +70,7 @@ WarmStateOptions Fast() {
 }
 
 TEST(WarmStateTest, HoldsItsLevelWhenSessionsChangeNothing) {
-  int false_first = 0, false_drift = 0, tested = 0;
+  int false_first = 0, false_drift = 0, false_between = 0, tested = 0, tested_between = 0;
   const int sweeps = 300;
   for (int seed = 1; seed <= sweeps; ++seed) {
     WarmStateOptions o = Fast();
@@ -68,7 +80,12 @@ TEST(WarmStateTest, HoldsItsLevelWhenSessionsChangeNothing) {
     tested += w.first_vs_later.verdict != "inconclusive" && w.first_vs_later.verdict != "untested";
     false_first += w.first_vs_later.verdict == "differs";
     false_drift += w.drift.verdict == "differs";
+    false_between += w.between_sessions.verdict == "differs";
+    tested_between +=
+        w.between_sessions.verdict == "differs" || w.between_sessions.verdict == "no_difference";
   }
+  EXPECT_GE(tested_between, sweeps * 9 / 10);
+  EXPECT_LE(false_between, 8);
   EXPECT_GE(tested, sweeps * 9 / 10) << "the design should reach alpha";
   // alpha = 1%: 3 expected of 300; 9 or more has probability < 0.5% under the level.
   EXPECT_LE(false_first, 8);
@@ -135,6 +152,28 @@ TEST(WarmStateTest, ExecutionsWithoutPositionOrSamplesAreLeftOut) {
   a.push_back(failed);
   WarmStateAudit w = AuditWarmState(a, "t");
   EXPECT_EQ(w.executions, 72);
+}
+
+// Sessions that each keep an offset as large as the execution noise (3%): the between-sessions
+// test finds them in at least 90 of 100 sweeps (12 configurations x 6 executions, sessions of 8
+// executions on 2 slots: each configuration meets 2-5 of the 18 sessions).
+TEST(WarmStateTest, FindsSessionsThatKeepAnOffset) {
+  int found = 0;
+  Truth t;
+  t.session_sd = 0.03;
+  for (int seed = 1; seed <= 100; ++seed) {
+    WarmStateOptions o = Fast();
+    o.seed = seed;
+    const WarmStateAudit w = AuditWarmState(Simulate(t, seed), "t", o);
+    found += w.between_sessions.verdict == "differs";
+    if (seed == 1) {
+      EXPECT_EQ(w.between_sessions.blocks, 12);
+      EXPECT_GT(w.between_sessions.group_a, 24);  // sessions summed over the blocks
+      EXPECT_EQ(w.between_sessions.group_b, 72);
+      EXPECT_GT(w.between_sessions.change, 0.03);
+    }
+  }
+  EXPECT_GE(found, 90);
 }
 
 }  // namespace

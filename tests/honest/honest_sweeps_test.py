@@ -19,6 +19,7 @@ BIN = os.environ.get("FLEETSWEEP_BIN", "")
 SRC = os.environ.get("FLEETSWEEP_SRC", os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FLEETSWEEP = os.path.join(BIN, "fleetsweep")
 BENCH = os.path.join(SRC, "tests", "data", "honest-bench", "synthetic_bench.py")
+SESSION_BENCH = os.path.join(SRC, "tests", "data", "honest-bench", "session_bench.py")
 
 SPECS = {
     "ignore_all": """
@@ -54,10 +55,30 @@ reference: {N: 1, alias: a}
 }
 
 
+# Persistent sessions whose processes keep offsets of their own (session_bench.py): `alias` is
+# in the command, so it is in the session key and its levels never share a process.
+SESSION_SPEC = """
+executor:
+  type: exec
+  command: ["/usr/bin/python3", "{bench}", "{{alias}}"]
+  timeout: 30
+  session: {{mode: persistent, max_executions: 4}}
+parameters:
+  N: {{values: [1, 2]}}
+  alias: {{values: [a, b]}}
+reference: {{N: 1, alias: a}}
+repetitions: {{min: 8, max: 8, target_rel_ci: 0.5, max_failures: 3, deterministic_failures: 2}}
+"""
+
+
 def write_spec(tmp, mode):
     path = os.path.join(tmp, mode + ".yaml")
     with open(path, "w") as f:
         f.write(f"sweep: honest-{mode}\n")
+        if mode == "session_offset":
+            f.write(SESSION_SPEC.format(bench=SESSION_BENCH))
+            f.write("metrics:\n  - {name: time_ms, goal: minimize, unit: ms}\n")
+            return path
         f.write("executor:\n  type: exec\n")
         f.write(f'  command: ["/usr/bin/python3", "{BENCH}", "{mode}"]\n  timeout: 30\n')
         f.write(SPECS[mode])
@@ -178,7 +199,25 @@ def case_aa(times=5, allowed=1):
         print(f"note: {false_winners[0]} named a false winner (allowed: rate <= 1%)")
 
 
-CASES = {"ignore_all": case_ignore_all, "ignore_one": case_ignore_one,
+def case_session_offset():
+    """Each benchmark process keeps a 10% offset (0.5% noise within it): the session ids reach the
+    aggregate through real workers and the store. alias (session key, ignored by the time) is
+    tested by re-dealing whole sessions, the warm-state audit sees the sessions differ and says
+    so, and the winner test reports how many pairs it compared by sessions."""
+    rc, r, text = run_sweep("session_offset")
+    check(rc == 0, f"exit code {rc}", text)
+    alias = by_param(r["audit"]["inert"])["alias"]
+    check(alias["redealing"] == "sessions", f"alias re-dealt {alias['redealing']}: {alias}", text)
+    check(alias["test"].endswith("_sessions_redealt"), alias["test"], text)
+    check(alias["units"] >= 2, f"sessions re-dealt: {alias['units']}", text)
+    check("(sessions re-dealt)" in text, "the summary names the unit", text)
+    between = r["warm_state"]["between_sessions"]
+    check(between["verdict"] == "differs", f"between sessions {between}", text)
+    check(any("sessions measure up to" in w for w in r["warnings"]), "warning", text)
+    check("session_comparisons" in r["winner_test"], "winner_test.session_comparisons", text)
+
+
+CASES = {"session_offset": case_session_offset, "ignore_all": case_ignore_all, "ignore_one": case_ignore_one,
          "not_implemented": case_not_implemented, "node_effect": case_node_effect, "aa": case_aa}
 
 
