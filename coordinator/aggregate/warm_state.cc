@@ -33,6 +33,25 @@ std::map<std::string, std::vector<Execution>> Collect(const ExecutionLog& log) {
   return blocks;
 }
 
+// The test's p, min_p and verdict from `r` ("untested" when it failed), and its change: the
+// median of the blocks' log differences `diffs`, as a ratio - 1.
+void Decide(const StatusOr<stats::BlockPermutationResult>& r, const std::vector<double>& diffs,
+            const WarmStateOptions& options, WarmStateTest* t) {
+  if (!r.ok()) {
+    t->verdict = "untested";
+    return;
+  }
+  t->p_value = r->p_value;
+  t->min_p = r->min_p;
+  t->exact = r->exact;
+  t->change = std::exp(stats::MedianOf(diffs)) - 1;
+  if (t->min_p > options.alpha) {
+    t->verdict = "inconclusive";
+  } else {
+    t->verdict = t->p_value <= options.alpha ? "differs" : "no_difference";
+  }
+}
+
 // Block permutation test of group a vs group b; `group(e)` is 0 (a), 1 (b) or -1 (left out).
 template <class Group>
 WarmStateTest Test(const std::map<std::string, std::vector<Execution>>& blocks, Group group,
@@ -60,19 +79,7 @@ WarmStateTest Test(const std::map<std::string, std::vector<Execution>>& blocks, 
   }
   if (labelled.empty()) return t;
   auto r = stats::BlockPermutationTest(labelled, 2, options.resamples, options.seed ^ salt);
-  if (!r.ok()) {
-    t.verdict = "untested";
-    return t;
-  }
-  t.p_value = r->p_value;
-  t.min_p = r->min_p;
-  t.exact = r->exact;
-  t.change = std::exp(stats::MedianOf(changes)) - 1;
-  if (t.min_p > options.alpha) {
-    t.verdict = "inconclusive";
-  } else {
-    t.verdict = t.p_value <= options.alpha ? "differs" : "no_difference";
-  }
+  Decide(r, changes, options, &t);
   return t;
 }
 
@@ -117,16 +124,7 @@ WarmStateTest BetweenSessions(const std::map<std::string, std::vector<Execution>
   auto r =
       stats::BlockPermutationTest(labelled, static_cast<int>(level.size()), options.resamples,
                                   options.seed ^ 0x5eed3, stats::kBlockPermutationExactLimit, 100);
-  if (!r.ok()) return t;
-  t.p_value = r->p_value;
-  t.min_p = r->min_p;
-  t.exact = r->exact;
-  t.change = std::exp(stats::MedianOf(spreads)) - 1;
-  if (t.min_p > options.alpha) {
-    t.verdict = "inconclusive";
-  } else {
-    t.verdict = t.p_value <= options.alpha ? "differs" : "no_difference";
-  }
+  Decide(r, spreads, options, &t);
   return t;
 }
 
