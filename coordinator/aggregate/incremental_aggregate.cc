@@ -354,10 +354,14 @@ SweepResult IncrementalAggregate::Compute(bool take) {
     if (!rankable(a)) return a.key < b.key;
     return RanksBefore(a.primary.median, b.primary.median, minimize);
   });
-  // The sessions in rank order (4 bytes an execution: moved into a second outer vector).
-  std::vector<std::vector<int32_t>> log_sessions(order.size());
-  for (size_t k = 0; k < order.size(); ++k) {
-    log_sessions[k] = std::move(unranked_log_sessions[order[k]]);
+  // The sessions in rank order (4 bytes an execution: moved into a second outer vector); none
+  // when no attempt named a session (one-shot: the audits and the winner test skip them).
+  std::vector<std::vector<int32_t>> log_sessions;
+  if (log_.session_count() > 0) {
+    log_sessions.resize(order.size());
+    for (size_t k = 0; k < order.size(); ++k) {
+      log_sessions[k] = std::move(unranked_log_sessions[order[k]]);
+    }
   }
   // Put into rank order in place (rank k takes order[k]), cycle by cycle: no second copy.
   std::vector<std::vector<double>> log_medians = std::move(unranked_log_medians);

@@ -83,8 +83,7 @@ bool Clustered(const std::vector<int32_t>& s) {
   return false;
 }
 
-bool ShareASession(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
-  const std::set<int32_t> in_a(a.begin(), a.end());
+bool ShareASession(const std::set<int32_t>& in_a, const std::vector<int32_t>& b) {
   for (int32_t x : b) {
     if (x >= 0 && in_a.count(x)) return true;
   }
@@ -141,14 +140,18 @@ void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians,
     }
     unit_pooled_var = stats::PooledVariance(units, &unit_pooled_df);
   }
+  // The best configuration's sessions, once for every comparison.
+  const std::set<int32_t> best_sessions =
+      sessions ? std::set<int32_t>(log_exec_sessions[0].begin(), log_exec_sessions[0].end())
+               : std::set<int32_t>{};
+  const bool best_clustered = sessions && Clustered(log_exec_sessions[0]);
   const Group best = Describe(log_exec_medians[0]);
   bool all = true;
   t.max_p = 0;
   for (size_t j = 1; j < ranked; ++j) {
     const Group other = Describe(log_exec_medians[j]);
-    const bool by_session = sessions &&
-                            !ShareASession(log_exec_sessions[0], log_exec_sessions[j]) &&
-                            (Clustered(log_exec_sessions[0]) || Clustered(log_exec_sessions[j]));
+    const bool by_session = sessions && !ShareASession(best_sessions, log_exec_sessions[j]) &&
+                            (best_clustered || Clustered(log_exec_sessions[j]));
     const double p =
         by_session ? ComparisonP(units[0], units[j], unit_pooled_var, unit_pooled_df)
                    : ComparisonP(log_exec_medians[0], log_exec_medians[j], pooled_var, pooled_df);
