@@ -67,7 +67,7 @@ parameters:
   N: {{values: [1, 2]}}
   alias: {{values: [a, b]}}
 reference: {{N: 1, alias: a}}
-repetitions: {{min: 8, max: 8, target_rel_ci: 0.5, max_failures: 3, deterministic_failures: 2}}
+repetitions: {{min: 12, max: 12, target_rel_ci: 0.5, max_failures: 3, deterministic_failures: 2}}
 """
 
 
