@@ -257,6 +257,8 @@ nlohmann::json ResultsToJson(const SweepResult& r, const ResultsOptions& options
                         {"comparisons", t.comparisons},
                         {"looks", t.looks},
                         {"session_comparisons", t.session_comparisons},
+                        {"within_session_comparisons", t.within_session_comparisons},
+                        {"fit_comparisons", t.fit_comparisons},
                         {"runner_up_p", Num(t.runner_up_p)},
                         {"runner_up_log_diff", Num(t.runner_up_log_diff)},
                         {"max_p", Num(t.max_p)},

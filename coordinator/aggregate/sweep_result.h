@@ -137,6 +137,8 @@ struct WinnerTest {
   std::string weakest_key;          // ... and against whom
   bool separated = false;           // every comparison significant in the right direction
   int session_comparisons = 0;      // comparisons whose units were sessions (winner.h: "Sessions")
+  int within_session_comparisons = 0;  // ... differences within shared sessions (winner.h)
+  int fit_comparisons = 0;             // ... the two-way session fit (session_fit.h)
 };
 
 // A parameter whose fingerprint audit and timing test disagree (e.g. "not injected" yet

@@ -2,17 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <set>
-#include <utility>
 
 #include "common/stats/rank_tests.h"
 #include "common/stats/t_test.h"
+#include "coordinator/aggregate/session_fit.h"
+#include "coordinator/aggregate/winner_units.h"
 
 namespace fleetsweep {
 namespace {
 
-constexpr double kPriorDfCap = 20;
+// The largest group of configurations the two-way session fit solves (O(k^3)); larger sweeps
+// compare such pairs within their shared sessions or by session means.
+constexpr size_t kMaxFitConfigs = 256;
 
 struct Group {
   double n = 0, mean = NAN, var = 0;  // var: sample variance (0 with one value)
@@ -38,7 +39,7 @@ Group Describe(const std::vector<double>& xs) {
 // Welch-Satterthwaite df of the difference. Two-sided p; 1 when it cannot be computed.
 double PairP(const Group& a, const Group& b, double pooled_var, double pooled_df) {
   if (a.n < 2 || b.n < 2) return 1.0;
-  const double nu0 = std::min(pooled_df, kPriorDfCap);
+  const double nu0 = std::min(pooled_df, kWinnerPriorDfCap);
   auto moderated = [&](const Group& g, double* df) {
     *df = nu0 + g.n - 1;
     return (nu0 * pooled_var + (g.n - 1) * g.var) / *df;
@@ -50,44 +51,6 @@ double PairP(const Group& a, const Group& b, double pooled_var, double pooled_df
   if (!(se2 > 0)) return diff == 0 ? 1.0 : 0.0;
   const double df = se2 * se2 / (va * va / da + vb * vb / db);
   return std::min(1.0, 2.0 * stats::StudentTSf(std::fabs(diff) / std::sqrt(se2), df));
-}
-
-// The mean log execution median of each session of one configuration, in first-seen order; an
-// execution without a session (-1) is a unit of its own.
-std::vector<double> SessionMeans(const std::vector<double>& logs,
-                                 const std::vector<int32_t>& sessions) {
-  std::map<int32_t, std::pair<double, int>> sums;
-  std::vector<int32_t> order;
-  std::vector<double> out;
-  for (size_t e = 0; e < logs.size(); ++e) {
-    const int32_t s = e < sessions.size() ? sessions[e] : int32_t{-1};
-    if (s < 0) {
-      out.push_back(logs[e]);
-      continue;
-    }
-    auto [it, added] = sums.emplace(s, std::make_pair(0.0, 0));
-    if (added) order.push_back(s);
-    it->second.first += logs[e];
-    ++it->second.second;
-  }
-  for (int32_t s : order) out.push_back(sums[s].first / sums[s].second);
-  return out;
-}
-
-// True when some session appears twice in `s` (two executions of one process).
-bool Clustered(const std::vector<int32_t>& s) {
-  std::set<int32_t> seen;
-  for (int32_t x : s) {
-    if (x >= 0 && !seen.insert(x).second) return true;
-  }
-  return false;
-}
-
-bool ShareASession(const std::set<int32_t>& in_a, const std::vector<int32_t>& b) {
-  for (int32_t x : b) {
-    if (x >= 0 && in_a.count(x)) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -130,7 +93,7 @@ void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians,
   const std::vector<std::vector<double>> groups(log_exec_medians.begin(),
                                                 log_exec_medians.begin() + ranked);
   const double pooled_var = stats::PooledVariance(groups, &pooled_df);
-  // Session units (see winner.h), computed only when sessions were recorded.
+  // Session units and the within-session prior (see winner.h), only when sessions were recorded.
   const bool sessions = log_exec_sessions.size() >= ranked;
   std::vector<std::vector<double>> units;
   double unit_pooled_var = 0, unit_pooled_df = 0;
@@ -140,28 +103,60 @@ void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians,
     }
     unit_pooled_var = stats::PooledVariance(units, &unit_pooled_df);
   }
-  // The best configuration's sessions, once for every comparison.
-  const std::set<int32_t> best_sessions =
-      sessions ? std::set<int32_t>(log_exec_sessions[0].begin(), log_exec_sessions[0].end())
-               : std::set<int32_t>{};
-  const bool best_clustered = sessions && Clustered(log_exec_sessions[0]);
+  // The best configuration's design, once. The sweep's two-way fit and every ranked
+  // configuration's within-session spread (a pair's prior is the spread of all the OTHER
+  // configurations: winner_units.h), each when first needed.
+  const SessionCounts best_counts =
+      sessions ? CountSessions(log_exec_sessions[0]) : SessionCounts{};
+  std::vector<CellSpread> spreads;
+  CellSpread all_spread;
+  SessionFit fit;
+  bool fitted = false;
   const Group best = Describe(log_exec_medians[0]);
   bool all = true;
   t.max_p = 0;
   for (size_t j = 1; j < ranked; ++j) {
     const Group other = Describe(log_exec_medians[j]);
-    const bool by_session = sessions && !ShareASession(best_sessions, log_exec_sessions[j]) &&
-                            (best_clustered || Clustered(log_exec_sessions[j]));
-    const double p =
-        by_session ? ComparisonP(units[0], units[j], unit_pooled_var, unit_pooled_df)
-                   : ComparisonP(log_exec_medians[0], log_exec_medians[j], pooled_var, pooled_df);
-    t.session_comparisons += by_session;
+    const PairUnit unit = sessions
+                              ? ChoosePairUnit(best_counts, CountSessions(log_exec_sessions[j]))
+                              : PairUnit::kExecutions;
     const double diff = other.mean - best.mean;
+    // `tested`: the direction of what was tested (the fit's difference, session means weighing
+    // sessions equally, or the difference within shared sessions).
+    double p = 1, tested = diff;
+    if (unit != PairUnit::kExecutions && !fitted) {
+      fit = FitSessions(log_exec_medians, log_exec_sessions, ranked, 0, kMaxFitConfigs);
+      fitted = true;
+    }
+    if (unit != PairUnit::kExecutions && fit.ok && !std::isnan(fit.diff[j])) {
+      p = SessionFitP(fit, j);
+      tested = fit.diff[j];
+      ++t.fit_comparisons;
+    } else if (unit == PairUnit::kSessions) {
+      p = ComparisonP(units[0], units[j], unit_pooled_var, unit_pooled_df);
+      tested = Describe(units[j]).mean - Describe(units[0]).mean;
+      ++t.session_comparisons;
+    } else if (unit == PairUnit::kWithinSessions) {
+      if (spreads.empty()) {
+        for (size_t i = 0; i < ranked; ++i) {
+          spreads.push_back(WithinSessionSpread(log_exec_medians[i], log_exec_sessions[i]));
+          all_spread.ss += spreads.back().ss;
+          all_spread.df += spreads.back().df;
+        }
+      }
+      const double prior_df = all_spread.df - spreads[0].df - spreads[j].df;
+      const double prior_var =
+          prior_df > 0 ? std::max(0.0, all_spread.ss - spreads[0].ss - spreads[j].ss) / prior_df
+                       : 0;
+      p = WithinSessionsP(log_exec_medians[0], log_exec_sessions[0], log_exec_medians[j],
+                          log_exec_sessions[j], prior_var, prior_df, &tested);
+      ++t.within_session_comparisons;
+    } else {
+      p = ComparisonP(log_exec_medians[0], log_exec_medians[j], pooled_var, pooled_df);
+    }
     ConfigResult& c = out->configs[j];
     c.p_vs_best = p;
     c.log_diff_vs_best = diff;
-    // The direction of what was tested (session means weigh sessions, not executions, equally).
-    const double tested = by_session ? Describe(units[j]).mean - Describe(units[0]).mean : diff;
     const bool better = minimize ? tested > 0 : tested < 0;
     const bool separated = better && p <= t.comparison_alpha;
     if (j == 1) {

@@ -28,13 +28,28 @@
 // Configurations with fewer than two executions cannot be tested (they stay tied).
 //
 // Sessions: a persistent benchmark session can give all its executions an offset of its own
-// (docs/honest-measurement.md section 2, "Sessions re-dealt"), so two configurations that never
-// shared a session differ by their sessions' offsets as well as by themselves. For such a pair,
-// when one of them ran two executions in one session, the unit of the comparison is the SESSION:
-// each configuration's values are the mean log execution median of each of its sessions (a
-// one-shot execution is a session of its own), compared by the same test with the variance pooled
-// over every ranked configuration's session means. One session a side cannot be tested (p = 1:
-// tied). Pairs that shared a session, and sweeps without sessions, compare executions as above.
+// (docs/honest-measurement.md section 2, "Sessions re-dealt"), so executions are independent
+// evidence of a pair's difference only where the sessions' offsets cancel. The pair's design
+// (winner_units.h, never its values) picks the units:
+// - neither ran two executions in one session, or both ran only in sessions they shared and in
+//   the same proportions (e.g. one session served both): executions, as above;
+// - otherwise, when the sweep's ranked configurations that are connected to the best through
+//   shared sessions number at most 256: the TWO-WAY FIT (session_fit.h), least squares of every
+//   connected configuration's log execution medians on configuration + session effects, so each
+//   session's offset cancels even between configurations that never shared one (they are
+//   compared through those that did); the pair's t test uses the fit's residual variance and df
+//   (the "fit_comparisons" count). Past 256 configurations, or for one outside the best's
+//   connected group, the two rules below;
+// - they never shared a session and one ran two executions in one: SESSIONS, each
+//   configuration's values being the mean log execution median of each of its sessions (a
+//   one-shot execution is a session of its own), compared by the same test with the variance
+//   pooled over every ranked configuration's session means; one session a side cannot be tested
+//   (p = 1: tied);
+// - they shared sessions unevenly (some executions elsewhere, or other proportions): WITHIN the
+//   shared sessions, the weighted mean over shared sessions of the difference of the two
+//   configurations' means in that session (each session's offset cancels; executions outside
+//   shared sessions are left out), a t test whose residual variance is moderated toward the
+//   within-session variance pooled over every ranked configuration's sessions (no rank test).
 //
 // Pure function; thread-safe.
 #pragma once
