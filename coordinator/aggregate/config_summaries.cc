@@ -50,11 +50,13 @@ void LogMedians(const Executions& execs, const std::vector<int32_t>& sessions,
                 std::vector<double>* logs, std::vector<int32_t>* kept_sessions) {
   logs->clear();
   kept_sessions->clear();
+  std::vector<double> scratch;  // the values are finite (GroupFiniteSamples): no checks needed
   for (size_t j = 0; j < execs.size(); ++j) {
     if (execs[j].empty()) continue;
-    auto m = stats::Median(execs[j]);
-    if (!(m.ok() && *m > 0)) continue;
-    logs->push_back(std::log(*m));
+    scratch.assign(execs[j].begin(), execs[j].end());
+    const double m = stats::MedianInPlace(&scratch);
+    if (!(m > 0)) continue;
+    logs->push_back(std::log(m));
     kept_sessions->push_back(j < sessions.size() ? sessions[j] : -1);
   }
 }
@@ -86,6 +88,15 @@ void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, boo
   if (corrected) {
     Executions corr;
     auto raw = e->raw.find(primary_);
+    // Divisors of 1 leave every value as it is (x / 1 == x): no corrected copy is made.
+    const bool unit = std::all_of(e->primary_nodes.begin(), e->primary_nodes.end(), [&](int32_t n) {
+      return divisors[static_cast<size_t>(n)] == 1.0;
+    });
+    if (raw != e->raw.end() && unit) {
+      LogMedians(raw->second, e->primary_sessions, &e->log_medians, &e->log_sessions);
+      e->primary = applied ? Summarize(raw->second, cseed, resamples) : e->raw_primary;
+      return;
+    }
     if (raw != e->raw.end()) {
       corr.reserve(raw->second.size());
       for (size_t j = 0; j < raw->second.size(); ++j) {
