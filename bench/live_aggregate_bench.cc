@@ -4,7 +4,9 @@
 // `configs` configurations (a grid of two parameters) x `executions` executions of `samples`
 // samples each (synthetic log-normal timings, one node, one fingerprint per configuration).
 // Phases, each timed in wall and process CPU seconds:
-//   full, final      Aggregate with the final results' 2000 resamples (what Finish runs);
+//   full, final      Aggregate with the final results' 2000 resamples (what Finish runs), and
+//                    the same in its two parts: adding the attempts (Finish does it while it
+//                    reads the store back) and TakeResult (what Finish logs as "aggregate");
 //   full, live       Aggregate with the live audits' 500 resamples (what every live round cost
 //                    before the aggregate was incremental);
 //   incremental      one IncrementalAggregate::Result after one new execution for each of
@@ -148,6 +150,13 @@ int main(int argc, char** argv) {
   if (IntFlag(argc, argv, "--full", 1) != 0) {
     Row("full Aggregate, 2000 resamples (final)",
         Time([&] { r = fs::Aggregate(b.spec, b.records, attempts, final_options); }));
+    {
+      fs::IncrementalAggregate split(b.spec, b.records, final_options);
+      Row("  of which adding the attempts", Time([&] {
+            for (const auto& a : attempts) split.Add(a);
+          }));
+      Row("  of which TakeResult (Finish's \"aggregate\")", Time([&] { r = split.TakeResult(); }));
+    }
     Row("full Aggregate, 500 resamples (live, before)",
         Time([&] { r = fs::Aggregate(b.spec, b.records, attempts, live); }));
   }
