@@ -53,6 +53,69 @@ double PairP(const Group& a, const Group& b, double pooled_var, double pooled_df
   return std::min(1.0, 2.0 * stats::StudentTSf(std::fabs(diff) / std::sqrt(se2), df));
 }
 
+// The comparisons of the best (index 0) with configurations whose executions are not
+// independent evidence (winner.h, "Sessions"). What they need is computed once, when first
+// needed: the sweep's two-way fit, every configuration's session means (their pooled variance)
+// and within-session spread (a pair's prior is the spread of all the OTHER configurations).
+class SessionComparisons {
+ public:
+  SessionComparisons(const std::vector<std::vector<double>>& logs,
+                     const std::vector<std::vector<int32_t>>& sessions, size_t ranked)
+      : logs_(logs), sessions_(sessions), ranked_(ranked) {}
+
+  // Sets *p and *tested (the estimate whose sign was tested) and counts the kind in *t.
+  void Compare(size_t j, PairUnit unit, WinnerTest* t, double* p, double* tested) {
+    if (!fitted_) {
+      fit_ = FitSessions(logs_, sessions_, ranked_, 0, kMaxFitConfigs);
+      fitted_ = true;
+    }
+    if (fit_.ok && !std::isnan(fit_.diff[j])) {
+      *p = SessionFitP(fit_, j);
+      *tested = fit_.diff[j];
+      ++t->fit_comparisons;
+    } else if (unit == PairUnit::kSessions) {
+      ComputeUnits();
+      *p = ComparisonP(units_[0], units_[j], unit_pooled_var_, unit_pooled_df_);
+      *tested = Describe(units_[j]).mean - Describe(units_[0]).mean;
+      ++t->session_comparisons;
+    } else {
+      ComputeSpreads();
+      const double prior_df = all_spread_.df - spreads_[0].df - spreads_[j].df;
+      const double prior_var =
+          prior_df > 0 ? std::max(0.0, all_spread_.ss - spreads_[0].ss - spreads_[j].ss) / prior_df
+                       : 0;
+      *p = WithinSessionsP(logs_[0], sessions_[0], logs_[j], sessions_[j], prior_var, prior_df,
+                           tested);
+      ++t->within_session_comparisons;
+    }
+  }
+
+ private:
+  void ComputeUnits() {
+    if (!units_.empty()) return;
+    for (size_t i = 0; i < ranked_; ++i) units_.push_back(SessionMeans(logs_[i], sessions_[i]));
+    unit_pooled_var_ = stats::PooledVariance(units_, &unit_pooled_df_);
+  }
+  void ComputeSpreads() {
+    if (!spreads_.empty()) return;
+    for (size_t i = 0; i < ranked_; ++i) {
+      spreads_.push_back(WithinSessionSpread(logs_[i], sessions_[i]));
+      all_spread_.ss += spreads_.back().ss;
+      all_spread_.df += spreads_.back().df;
+    }
+  }
+
+  const std::vector<std::vector<double>>& logs_;
+  const std::vector<std::vector<int32_t>>& sessions_;
+  const size_t ranked_;
+  bool fitted_ = false;
+  SessionFit fit_;
+  std::vector<std::vector<double>> units_;
+  double unit_pooled_var_ = 0, unit_pooled_df_ = 0;
+  std::vector<CellSpread> spreads_;
+  CellSpread all_spread_;
+};
+
 }  // namespace
 
 double ComparisonP(const std::vector<double>& a, const std::vector<double>& b, double pooled_var,
@@ -93,25 +156,11 @@ void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians,
   const std::vector<std::vector<double>> groups(log_exec_medians.begin(),
                                                 log_exec_medians.begin() + ranked);
   const double pooled_var = stats::PooledVariance(groups, &pooled_df);
-  // Session units and the within-session prior (see winner.h), only when sessions were recorded.
+  // Sessions (see winner.h) only when they were recorded.
   const bool sessions = log_exec_sessions.size() >= ranked;
-  std::vector<std::vector<double>> units;
-  double unit_pooled_var = 0, unit_pooled_df = 0;
-  if (sessions) {
-    for (size_t i = 0; i < ranked; ++i) {
-      units.push_back(SessionMeans(log_exec_medians[i], log_exec_sessions[i]));
-    }
-    unit_pooled_var = stats::PooledVariance(units, &unit_pooled_df);
-  }
-  // The best configuration's design, once. The sweep's two-way fit and every ranked
-  // configuration's within-session spread (a pair's prior is the spread of all the OTHER
-  // configurations: winner_units.h), each when first needed.
+  SessionComparisons by_sessions(log_exec_medians, log_exec_sessions, ranked);
   const SessionCounts best_counts =
       sessions ? CountSessions(log_exec_sessions[0]) : SessionCounts{};
-  std::vector<CellSpread> spreads;
-  CellSpread all_spread;
-  SessionFit fit;
-  bool fitted = false;
   const Group best = Describe(log_exec_medians[0]);
   bool all = true;
   t.max_p = 0;
@@ -124,35 +173,10 @@ void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians,
     // `tested`: the direction of what was tested (the fit's difference, session means weighing
     // sessions equally, or the difference within shared sessions).
     double p = 1, tested = diff;
-    if (unit != PairUnit::kExecutions && !fitted) {
-      fit = FitSessions(log_exec_medians, log_exec_sessions, ranked, 0, kMaxFitConfigs);
-      fitted = true;
-    }
-    if (unit != PairUnit::kExecutions && fit.ok && !std::isnan(fit.diff[j])) {
-      p = SessionFitP(fit, j);
-      tested = fit.diff[j];
-      ++t.fit_comparisons;
-    } else if (unit == PairUnit::kSessions) {
-      p = ComparisonP(units[0], units[j], unit_pooled_var, unit_pooled_df);
-      tested = Describe(units[j]).mean - Describe(units[0]).mean;
-      ++t.session_comparisons;
-    } else if (unit == PairUnit::kWithinSessions) {
-      if (spreads.empty()) {
-        for (size_t i = 0; i < ranked; ++i) {
-          spreads.push_back(WithinSessionSpread(log_exec_medians[i], log_exec_sessions[i]));
-          all_spread.ss += spreads.back().ss;
-          all_spread.df += spreads.back().df;
-        }
-      }
-      const double prior_df = all_spread.df - spreads[0].df - spreads[j].df;
-      const double prior_var =
-          prior_df > 0 ? std::max(0.0, all_spread.ss - spreads[0].ss - spreads[j].ss) / prior_df
-                       : 0;
-      p = WithinSessionsP(log_exec_medians[0], log_exec_sessions[0], log_exec_medians[j],
-                          log_exec_sessions[j], prior_var, prior_df, &tested);
-      ++t.within_session_comparisons;
-    } else {
+    if (unit == PairUnit::kExecutions) {
       p = ComparisonP(log_exec_medians[0], log_exec_medians[j], pooled_var, pooled_df);
+    } else {
+      by_sessions.Compare(j, unit, &t, &p, &tested);
     }
     ConfigResult& c = out->configs[j];
     c.p_vs_best = p;

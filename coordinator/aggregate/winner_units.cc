@@ -46,6 +46,16 @@ Cell Summarise(const std::vector<double>& xs) {
   return c;
 }
 
+CellSpread SpreadOf(const std::map<int32_t, std::vector<double>>& by_session) {
+  CellSpread spread;
+  for (const auto& [session, xs] : by_session) {
+    const Cell c = Summarise(xs);
+    spread.ss += c.ss;
+    spread.df += c.n - 1;
+  }
+  return spread;
+}
+
 }  // namespace
 
 SessionCounts CountSessions(const std::vector<int32_t>& sessions) {
@@ -93,13 +103,7 @@ std::vector<double> SessionMeans(const std::vector<double>& values,
 
 CellSpread WithinSessionSpread(const std::vector<double>& values,
                                const std::vector<int32_t>& sessions) {
-  CellSpread spread;
-  for (const auto& [session, xs] : BySession(values, sessions)) {
-    const Cell c = Summarise(xs);
-    spread.ss += c.ss;
-    spread.df += c.n - 1;
-  }
-  return spread;
+  return SpreadOf(BySession(values, sessions));
 }
 
 double WithinSessionsP(const std::vector<double>& a_values, const std::vector<int32_t>& a_sessions,
@@ -117,8 +121,7 @@ double WithinSessionsP(const std::vector<double>& a_values, const std::vector<in
     weighted += w * (cb.mean - ca.mean);
   }
   *diff = weights > 0 ? weighted / weights : NAN;
-  const CellSpread sa = WithinSessionSpread(a_values, a_sessions);
-  const CellSpread sb = WithinSessionSpread(b_values, b_sessions);
+  const CellSpread sa = SpreadOf(a), sb = SpreadOf(b);
   const double nu0 = std::min(prior_df, kWinnerPriorDfCap), df = nu0 + sa.df + sb.df;
   if (!(weights > 0) || df <= 0) return 1.0;
   const double var = (nu0 * prior_var + sa.ss + sb.ss) / df / weights;
