@@ -4,6 +4,7 @@
 #include <google/protobuf/reflection.h>
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace fleetsweep {
@@ -83,7 +84,13 @@ int Walk(const Message& m, Message* fix) {
 }  // namespace
 
 bool IsValidUtf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
+  size_t i = 0;
+  // ASCII fast path: 8 bytes at a time while none has its high bit set.
+  for (uint64_t w; i + 8 <= s.size(); i += 8) {
+    std::memcpy(&w, s.data() + i, 8);
+    if ((w & 0x8080808080808080ULL) != 0) break;
+  }
+  while (i < s.size()) {
     size_t n = SequenceLength(s, i);
     if (n == 0) return false;
     i += n;
@@ -108,6 +115,21 @@ std::string ToValidUtf8(std::string_view s) {
 }
 
 bool HasInvalidUtf8(const Message& m) { return Walk(m, nullptr) > 0; }
+
+bool HasInvalidUtf8(const v1::Attempt& a) {
+  for (const std::string* s : {&a.config_key(), &a.attempt_id(), &a.worker_id(), &a.node(),
+                               &a.device(), &a.failure_detail(), &a.fingerprint(),
+                               &a.check().detail(), &a.stdout_tail(), &a.stderr_tail()}) {
+    if (!IsValidUtf8(*s)) return true;
+  }
+  for (const v1::Sample& s : a.samples()) {
+    if (!IsValidUtf8(s.metric())) return true;
+  }
+  for (const auto& [key, value] : a.info()) {
+    if (!IsValidUtf8(key) || !IsValidUtf8(value)) return true;
+  }
+  return false;
+}
 
 int SanitizeUtf8Fields(Message* m) { return Walk(*m, m); }
 

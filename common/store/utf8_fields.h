@@ -15,6 +15,8 @@
 #include <string>
 #include <string_view>
 
+#include "fleetsweep/v1/data.pb.h"
+
 namespace fleetsweep {
 
 bool IsValidUtf8(std::string_view s);
@@ -22,6 +24,9 @@ bool IsValidUtf8(std::string_view s);
 std::string ToValidUtf8(std::string_view s);
 // True when some string field of `m` (recursively, map keys and values included) is not UTF-8.
 bool HasInvalidUtf8(const google::protobuf::Message& m);
+// The same answer for an Attempt (the store's hot path), read through the generated accessors: no
+// reflection, which would also copy the `info` map into its repeated form on every call.
+bool HasInvalidUtf8(const v1::Attempt& a);
 // Repairs every string field of `*m` with ToValidUtf8; returns how many fields changed.
 int SanitizeUtf8Fields(google::protobuf::Message* m);
 
