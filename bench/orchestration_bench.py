@@ -18,6 +18,12 @@ sleep: the same with --sleep-ms executions (default 1 s); executions = rounds x 
        first execution's start), the gaps between one worker's consecutive executions (their
        sum, median worker) and the tail (the last execution's end to the coordinator's exit);
        what remains is the executions themselves and the workers' staggered starts.
+--repeat N runs every (worker count, session mode) N times and ends with a table of the medians
+(and the range) of executions/s and CPU per execution: one run of this bench on a 2-core VM
+varies by +-15%, more than most changes it is used to judge. --against DIR also runs the
+binaries of DIR (another build: `git worktree` + cmake), alternating with FLEETSWEEP_BIN's run
+by run, so the two builds see the same machine state; rows then name their build (A =
+FLEETSWEEP_BIN, B = DIR).
 --sessions runs each worker count once per session mode in the same run: persistent (one
 tiny-bench process per slot serves every execution over the session protocol) and one-shot (a
 process per execution, the mode before sessions). OBENCH_KEEP=1 keeps the work directory.
@@ -132,13 +138,24 @@ def main():
     ap.add_argument("--prefetch", type=int, default=1, help="worker --prefetch")
     ap.add_argument("--slots", type=int, default=1,
                     help="worker --slots (each slot its own device: 0..slots-1)")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="noop: runs per row, then a table of medians")
+    ap.add_argument("--against", default="",
+                    help="noop: a second binaries directory, run alternately (rows B)")
     a = ap.parse_args()
+    if a.repeat < 1:
+        ap.error(f"--repeat must be >= 1, got {a.repeat}")
+    builds = [("A", os.environ.get("FLEETSWEEP_BIN", ""))]
+    if a.against:
+        if not os.access(os.path.join(a.against, "fleetsweep-worker"), os.X_OK):
+            ap.error(f"--against {a.against}: no executable fleetsweep-worker there")
+        builds.append(("B", a.against))
     print(f"# {time.strftime('%Y-%m-%d')} {os.uname().nodename}, {os.cpu_count()} CPUs, "
           f"mode {a.mode}")
     if a.mode == "noop":
-        print("| sessions | workers | executions | wall s | executions/s | "
+        print("| build | sessions | workers | executions | wall s | executions/s | "
               "coordinator CPU ms/exec | all processes CPU ms/exec |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
+        print("|---|---|---:|---:|---:|---:|---:|---:|")
     else:
         print("| sessions | workers | executions | ideal s | wall s | of ideal | overhead | "
               "start-up s | gaps s (median worker) | tail s |")
@@ -146,14 +163,20 @@ def main():
     def label(w):
         return str(w) if a.slots == 1 else f"{w} x {a.slots} slots"
 
+    rows = {}  # (build, session, workers) -> [(executions/s, coordinator ms, all ms)]
     for w in [int(x) for x in a.workers.split(",")]:
         for session in a.sessions.split(","):
             if a.mode == "noop":
-                wall, done, cpu, want, st, all_cpu, _ = run_once(w, a.executions, 0, session,
-                                                              a.prefetch, a.slots)
-                print(f"| {session} | {label(w)} | {done}/{want} | {wall:.1f} | {done / wall:.1f} | "
-                      f"{1000 * cpu / max(done, 1):.2f} | {1000 * all_cpu / max(done, 1):.2f} |",
-                      flush=True)
+                for _ in range(a.repeat):
+                    for name, bindir in builds:
+                        os.environ["FLEETSWEEP_BIN"] = bindir
+                        wall, done, cpu, want, st, all_cpu, _ = run_once(
+                            w, a.executions, 0, session, a.prefetch, a.slots)
+                        got = (done / wall, 1000 * cpu / max(done, 1),
+                               1000 * all_cpu / max(done, 1))
+                        rows.setdefault((name, session, label(w)), []).append(got)
+                        print(f"| {name} | {session} | {label(w)} | {done}/{want} | {wall:.1f} | "
+                              f"{got[0]:.1f} | {got[1]:.2f} | {got[2]:.2f} |", flush=True)
             else:
                 n = a.rounds * w * a.slots
                 wall, done, cpu, want, st, _, ph = run_once(w, n, a.sleep_ms, session,
@@ -163,7 +186,26 @@ def main():
                 print(f"| {session} | {label(w)} | {done}/{want} | {ideal:.0f} | {wall:.1f} | "
                       f"{ideal / wall:.1%} | {wall / ideal - 1:.1%} | {ph[0]:.3f} | "
                       f"{ph[1]:.3f} | {ph[2]:.3f} |", flush=True)
+    if a.mode == "noop" and a.repeat > 1:
+        print_medians(rows)
     return 0
+
+
+def print_medians(rows):
+    """One row per (build, sessions, workers): the median of its runs and their range."""
+    def med(xs):
+        xs = sorted(xs)
+        n = len(xs)
+        return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+    print("\n| build | sessions | workers | runs | executions/s median [min, max] | "
+          "coordinator CPU ms/exec median | all processes CPU ms/exec median [min, max] |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for (name, session, workers), got in rows.items():
+        rate, coord, whole = ([g[i] for g in got] for i in range(3))
+        print(f"| {name} | {session} | {workers} | {len(got)} | {med(rate):.0f} "
+              f"[{min(rate):.0f}, {max(rate):.0f}] | {med(coord):.3f} | {med(whole):.3f} "
+              f"[{min(whole):.3f}, {max(whole):.3f}] |")
 
 
 if __name__ == "__main__":
