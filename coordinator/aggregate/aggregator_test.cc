@@ -92,6 +92,8 @@ TEST(Aggregate, ClearWinnerBeatsEveryOther) {
   EXPECT_EQ(j["winner_test"]["separated"], true);
   EXPECT_EQ(j["configurations"][0]["n"], 5);
   EXPECT_EQ(j["configurations"][0]["samples"], 50);
+  EXPECT_FALSE(j["configurations"][0].contains("unit_vs_best"));    // the best
+  EXPECT_EQ(j["configurations"][1]["unit_vs_best"], "executions");  // one-shot: no sessions
   EXPECT_EQ(j["audit"]["injection"][0]["verdict"], "injected");
   EXPECT_EQ(j["audit"]["inert"][0]["redealing"], "executions");  // a small sweep
   EXPECT_EQ(j["audit"]["inert"][0]["units"], 15);                // 3 configurations x 5

@@ -160,6 +160,7 @@ nlohmann::json ConfigJson(const ConfigResult& c, size_t rank) {
   cj["raw"] = SummaryJson(c.raw_primary);
   cj["p_vs_best"] = Num(c.p_vs_best);
   cj["log_diff_vs_best"] = Num(c.log_diff_vs_best);
+  if (!c.unit_vs_best.empty()) cj["unit_vs_best"] = c.unit_vs_best;
   return cj;
 }
 

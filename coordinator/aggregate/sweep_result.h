@@ -56,6 +56,9 @@ struct ConfigResult {
   // difference of mean log execution medians, and that difference (this minus best).
   double p_vs_best = NAN;
   double log_diff_vs_best = NAN;
+  // The units that comparison used (winner.h, "Sessions"): "executions", "fit", "sessions" or
+  // "within_sessions"; empty when not tested.
+  std::string unit_vs_best;
 };
 
 // Fingerprint audit of one swept parameter (coordinator/aggregate/audit.h).

@@ -63,8 +63,9 @@ class SessionComparisons {
                      const std::vector<std::vector<int32_t>>& sessions, size_t ranked)
       : logs_(logs), sessions_(sessions), ranked_(ranked) {}
 
-  // Sets *p and *tested (the estimate whose sign was tested) and counts the kind in *t.
-  void Compare(size_t j, PairUnit unit, WinnerTest* t, double* p, double* tested) {
+  // Sets *p and *tested (the estimate whose sign was tested), counts the kind in *t and returns
+  // its name (ConfigResult::unit_vs_best).
+  const char* Compare(size_t j, PairUnit unit, WinnerTest* t, double* p, double* tested) {
     if (!fitted_) {
       fit_ = FitSessions(logs_, sessions_, ranked_, 0, kMaxFitConfigs);
       fitted_ = true;
@@ -73,21 +74,24 @@ class SessionComparisons {
       *p = SessionFitP(fit_, j);
       *tested = fit_.diff[j];
       ++t->fit_comparisons;
-    } else if (unit == PairUnit::kSessions) {
+      return "fit";
+    }
+    if (unit == PairUnit::kSessions) {
       ComputeUnits();
       *p = ComparisonP(units_[0], units_[j], unit_pooled_var_, unit_pooled_df_);
       *tested = Describe(units_[j]).mean - Describe(units_[0]).mean;
       ++t->session_comparisons;
-    } else {
-      ComputeSpreads();
-      const double prior_df = all_spread_.df - spreads_[0].df - spreads_[j].df;
-      const double prior_var =
-          prior_df > 0 ? std::max(0.0, all_spread_.ss - spreads_[0].ss - spreads_[j].ss) / prior_df
-                       : 0;
-      *p = WithinSessionsP(logs_[0], sessions_[0], logs_[j], sessions_[j], prior_var, prior_df,
-                           tested);
-      ++t->within_session_comparisons;
+      return "sessions";
     }
+    ComputeSpreads();
+    const double prior_df = all_spread_.df - spreads_[0].df - spreads_[j].df;
+    const double prior_var =
+        prior_df > 0 ? std::max(0.0, all_spread_.ss - spreads_[0].ss - spreads_[j].ss) / prior_df
+                     : 0;
+    *p = WithinSessionsP(logs_[0], sessions_[0], logs_[j], sessions_[j], prior_var, prior_df,
+                         tested);
+    ++t->within_session_comparisons;
+    return "within_sessions";
   }
 
  private:
@@ -173,12 +177,14 @@ void DecideWinner(const std::vector<std::vector<double>>& log_exec_medians,
     // `tested`: the direction of what was tested (the fit's difference, session means weighing
     // sessions equally, or the difference within shared sessions).
     double p = 1, tested = diff;
+    const char* used = "executions";
     if (unit == PairUnit::kExecutions) {
       p = ComparisonP(log_exec_medians[0], log_exec_medians[j], pooled_var, pooled_df);
     } else {
-      by_sessions.Compare(j, unit, &t, &p, &tested);
+      used = by_sessions.Compare(j, unit, &t, &p, &tested);
     }
     ConfigResult& c = out->configs[j];
+    c.unit_vs_best = used;
     c.p_vs_best = p;
     c.log_diff_vs_best = diff;
     const bool better = minimize ? tested > 0 : tested < 0;

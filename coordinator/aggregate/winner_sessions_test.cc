@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -430,6 +431,59 @@ TEST(WinnerSessions, LargeSweepsCompareWithinSharedSessions) {
   ASSERT_EQ(r.result.configs[0].key, "c0");
   EXPECT_EQ(r.result.winner_test.fit_comparisons, 0);
   EXPECT_EQ(r.result.winner_test.within_session_comparisons, 299);
+}
+
+// Every compared configuration names the units of its comparison (results.json
+// "unit_vs_best"), and the names agree with the winner test's counts of each kind.
+void ExpectUnitsMatchCounts(const SweepResult& r, size_t ranked) {
+  std::map<std::string, int> seen;
+  EXPECT_EQ(r.configs[0].unit_vs_best, "");  // the best is not compared with itself
+  for (size_t j = 1; j < ranked; ++j) ++seen[r.configs[j].unit_vs_best];
+  const WinnerTest& t = r.winner_test;
+  EXPECT_EQ(seen["fit"], t.fit_comparisons);
+  EXPECT_EQ(seen["sessions"], t.session_comparisons);
+  EXPECT_EQ(seen["within_sessions"], t.within_session_comparisons);
+  EXPECT_EQ(seen["executions"], static_cast<int>(ranked) - 1 - t.fit_comparisons -
+                                    t.session_comparisons - t.within_session_comparisons);
+  EXPECT_EQ(seen.size() - seen.count("fit") - seen.count("sessions") -
+                seen.count("within_sessions") - seen.count("executions"),
+            0u);
+}
+
+TEST(WinnerSessions, EachComparisonNamesItsUnits) {
+  // sessions: never shared, three executions in each of three sessions
+  Ranked s = Simulate(2, 3, 3, 0.02, 0, 40);
+  DecideWinner(s.logs, s.sessions, 2, true, {}, &s.result);
+  EXPECT_EQ(s.result.configs[1].unit_vs_best, "sessions");
+  ExpectUnitsMatchCounts(s.result, 2);
+  // no sessions recorded: executions
+  Ranked plain = Simulate(2, 3, 3, 0.02, 0, 40);
+  DecideWinner(plain.logs, {}, 2, true, {}, &plain.result);
+  EXPECT_EQ(plain.result.configs[1].unit_vs_best, "executions");
+  // the fit, and executions, in random short sessions
+  std::map<std::string, int> kinds;
+  for (int t = 0; t < 20; ++t) {
+    stats::Rng rng(5100 + t);
+    std::vector<int> order;
+    for (int c = 0; c < 5; ++c) order.insert(order.end(), 6, c);
+    for (size_t i = order.size() - 1; i > 0; --i)
+      std::swap(order[i], order[rng.UniformIndex(i + 1)]);
+    std::vector<std::vector<int32_t>> design(5);
+    for (size_t i = 0; i < order.size(); ++i)
+      design[order[i]].push_back(static_cast<int32_t>(i / 4));
+    Ranked r = RunDesign(design, 0.02, 0, 5100 + t);
+    DecideWinner(r.logs, r.sessions, 5, true, {}, &r.result);
+    ExpectUnitsMatchCounts(r.result, 5);
+    for (size_t j = 1; j < 5; ++j) ++kinds[r.result.configs[j].unit_vs_best];
+  }
+  EXPECT_GT(kinds["fit"], 0);
+  // within shared sessions, past the fit's size
+  std::vector<std::vector<int32_t>> large = {{0, 1, 1, 1}, {0, 2, 2, 2}};
+  for (int c = 2; c < 300; ++c) large.push_back({0, 3 + c});
+  Ranked w = RunDesign(large, 0.01, -0.05, 3);
+  DecideWinner(w.logs, w.sessions, 300, true, {}, &w.result);
+  EXPECT_EQ(w.result.configs[1].unit_vs_best, "within_sessions");
+  ExpectUnitsMatchCounts(w.result, 300);
 }
 
 }  // namespace
