@@ -15,6 +15,9 @@
 //        fleetsweep-winner-sessions-bench --random C E P OFFSET EFFECT [--sweeps N]
 // Exit 2 on bad arguments.
 #include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -138,6 +141,31 @@ Row RandomRow(int configs, int execs, int per, double offset, double effect, int
   return row;
 }
 
+// Whole-string numbers: "3x", "" or an out-of-range value is refused (atoi would read 3, 0, ...).
+bool ParseInt(const std::string& s, int* out) {
+  errno = 0;
+  char* end = nullptr;
+  const long v = std::strtol(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || errno != 0 || v < INT_MIN || v > INT_MAX) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+bool ParseDouble(const std::string& s, double* out) {
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || *end != '\0' || errno != 0 || !std::isfinite(v)) return false;
+  *out = v;
+  return true;
+}
+
+int BadNumber(const char* what, const std::string& got) {
+  std::fprintf(stderr, "fleetsweep-winner-sessions-bench: %s: not a number: '%s'\n", what,
+               got.c_str());
+  return 2;
+}
+
 int Usage() {
   std::fprintf(stderr,
                "usage: fleetsweep-winner-sessions-bench [--sweeps N]\n"
@@ -153,7 +181,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> random;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--sweeps") && i + 1 < argc) {
-      sweeps = std::atoi(argv[++i]);
+      if (!ParseInt(argv[++i], &sweeps)) return BadNumber("--sweeps", argv[i]);
     } else if (!std::strcmp(argv[i], "--random") && i + 5 < argc) {
       for (int k = 0; k < 5; ++k) random.push_back(argv[++i]);
     } else {
@@ -162,10 +190,17 @@ int main(int argc, char** argv) {
   }
   if (sweeps < 1) return Usage();
   if (!random.empty()) {
-    const int c = std::atoi(random[0].c_str()), e = std::atoi(random[1].c_str()),
-              p = std::atoi(random[2].c_str());
-    if (c < 2 || e < 1 || p < 1) return Usage();
-    Print(RandomRow(c, e, p, std::atof(random[3].c_str()), std::atof(random[4].c_str()), sweeps));
+    static const char* kNames[] = {"CONFIGS", "EXECS", "PER", "OFFSET", "EFFECT"};
+    int n[3] = {0, 0, 0};
+    double x[2] = {0, 0};
+    for (int k = 0; k < 3; ++k) {
+      if (!ParseInt(random[k], &n[k])) return BadNumber(kNames[k], random[k]);
+    }
+    for (int k = 0; k < 2; ++k) {
+      if (!ParseDouble(random[3 + k], &x[k])) return BadNumber(kNames[3 + k], random[3 + k]);
+    }
+    if (n[0] < 2 || n[1] < 1 || n[2] < 1) return Usage();
+    Print(RandomRow(n[0], n[1], n[2], x[0], x[1], sweeps));
     return 0;
   }
   const std::vector<std::pair<const char*, Design>> fixed = {
