@@ -9,11 +9,13 @@
 #       --build-arg WORKER_BASE_IMAGE=<your CoreX image> -t fleetsweep/worker:0.1.0-bi100 .
 #
 # The runtime stage does not use the base image's package manager (a vendor image may be of any
-# distribution): the worker's binaries are copied with every shared library they link except
-# glibc's own, into /opt/fleetsweep, found through the binaries' RUNPATH. The base image's glibc
-# must be at least the builder's (bookworm: 2.36); for an older base, build with BUILDER_IMAGE of
-# the same distribution release (scripts/setup.sh needs apt). Not built in this repository's CI
-# (no container engine there): see docs/deploy.md.
+# distribution): docker/bundle.sh installs the build (binaries, benchmark programs, platform
+# surfaces) into /opt/fleetsweep with every shared library the binaries link except glibc's own,
+# found through their RUNPATH, plus Debian's static tini as the init (tests/build/bundle_test.py
+# runs the same script on every CI run). The base image's glibc must be at least the builder's
+# (bookworm: 2.36); for an older base, build with BUILDER_IMAGE of the same distribution release
+# (scripts/setup.sh needs apt). Not built in this repository's CI (no container engine there):
+# see docs/deploy.md.
 
 ARG BUILDER_IMAGE=debian:bookworm
 ARG WORKER_BASE_IMAGE=debian:bookworm-slim
@@ -21,47 +23,33 @@ ARG WORKER_BASE_IMAGE=debian:bookworm-slim
 FROM ${BUILDER_IMAGE} AS builder
 ENV DEBIAN_FRONTEND=noninteractive
 COPY scripts/setup.sh /tmp/setup.sh
-RUN bash /tmp/setup.sh && apt-get install -y --no-install-recommends patchelf \
-    && rm -rf /var/lib/apt/lists/*
+RUN bash /tmp/setup.sh && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-# ON builds the libtorch kernel executor (CPU libtorch from Debian; see the device notes).
-ARG FLEETSWEEP_WITH_TORCH=ON
-ARG WORKER_TARGETS="fleetsweep-worker fleetsweep"
+# ON also builds fleetsweep-torch-bench against Debian's libtorch: CPU only, and ~700 MB of
+# libraries (Qt, ffmpeg, ...) in the bundle. GPU nodes build it against their own torch instead
+# (scripts/gpu-build.sh builds it against pip torch); the Python benchmarks ship either way.
+ARG FLEETSWEEP_WITH_TORCH=OFF
 RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DFLEETSWEEP_WITH_TORCH=${FLEETSWEEP_WITH_TORCH} -DFLEETSWEEP_BUILD_TESTS=OFF \
-    && ninja -C /build ${WORKER_TARGETS}
-# Bundle: binaries in /out/bin, their non-glibc libraries in /out/lib, RUNPATH pointing there.
-RUN set -eu; mkdir -p /out/bin /out/lib; \
-    for t in ${WORKER_TARGETS}; do install -m 0755 "/build/bin/$t" /out/bin/; done; \
-    for b in /out/bin/*; do \
-        ldd "$b" | awk '/=> \// {print $3}' | while read -r lib; do \
-            case "$(basename "$lib")" in \
-                libc.so.*|libm.so.*|libpthread.so.*|libdl.so.*|librt.so.*|libresolv.so.*|ld-linux*) ;; \
-                *) cp -nL "$lib" /out/lib/ ;; \
-            esac; \
-        done; \
-        patchelf --set-rpath '$ORIGIN/../lib' "$b"; \
-    done; \
-    for l in /out/lib/*; do patchelf --set-rpath '$ORIGIN' "$l"; done; \
-    cp -r /build/bin/benches /out/bin/benches
-# The benchmark programs (Python harnesses, the fleetsweep_bench helper) ship beside the
-# binaries, where specs name them: {FLEETSWEEP_BIN}/benches/...
+    && ninja -C /build \
+    && bash docker/bundle.sh /build /out
+# The benchmark programs (Python harnesses, the fleetsweep_bench helper) are in
+# /out/bin/benches, where specs name them: {FLEETSWEEP_BIN}/benches/...
 
 FROM ${WORKER_BASE_IMAGE} AS runtime
 COPY --from=builder /out/ /opt/fleetsweep/
 # Fail the build, not the pod, when the base image lacks a library (or its glibc is too old).
 RUN for b in /opt/fleetsweep/bin/*; do \
         [ -f "$b" ] || continue; \
+        case "$(head -c 4 "$b" | od -An -c | tr -d ' ')" in 177ELF) ;; *) continue ;; esac; \
         if ldd "$b" 2>&1 | grep -Eq 'not found|version .GLIBC'; then ldd "$b"; exit 1; fi; \
         "$b" --help >/dev/null; \
-    done
+    done && /opt/fleetsweep/sbin/tini --version
 ENV PATH=/opt/fleetsweep/bin:${PATH}
-# An init as PID 1 (tini, from the distribution): it forwards signals to the worker and reaps
-# what reaches it. The worker is itself a child subreaper and kills and reaps what escapes an
+# tini as PID 1 (static, from the bundle): it forwards signals to the worker and reaps what
+# reaches it. The worker is itself a child subreaper and kills and reaps what escapes an
 # execution's process group (worker/executors/descendants.h); tini covers the rest.
-RUN apt-get update && apt-get install -y --no-install-recommends tini \
-    && rm -rf /var/lib/apt/lists/* && /usr/bin/tini --version
 # Non-root (uid/gid 10001, as the chart's securityContext). GPU device nodes may need a group:
 # add it with the chart's worker.podSecurityContext.supplementalGroups.
 RUN (command -v groupadd >/dev/null && groupadd --system --gid 10001 fleetsweep \
@@ -72,4 +60,4 @@ USER 10001:10001
 WORKDIR /tmp
 ENV HOME=/tmp
 EXPOSE 9101
-ENTRYPOINT ["/usr/bin/tini", "--", "/opt/fleetsweep/bin/fleetsweep-worker"]
+ENTRYPOINT ["/opt/fleetsweep/sbin/tini", "--", "/opt/fleetsweep/bin/fleetsweep-worker"]

@@ -19,6 +19,7 @@ PKGS=(
   golang-go golang-github-masterminds-sprig-dev golang-gopkg-yaml.v3-dev
   clang libclang-rt-14-dev
   clang-format
+  patchelf tini
 )
 # Node.js + npm (chart test): machines that ship NodeSource's nodejs (which carries npm) must not
 # get Debian's npm, which conflicts with it; only a machine without npm installs Debian's pair.
