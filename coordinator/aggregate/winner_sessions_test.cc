@@ -399,19 +399,23 @@ TEST(WinnerSessions, TheFitComparesPairsThatNeverSharedASession) {
   EXPECT_GE(found, 45);
 }
 
+// Five configurations x six executions dealt at random to sessions of four.
+std::vector<std::vector<int32_t>> RandomShortSessions(uint64_t seed) {
+  stats::Rng rng(seed);
+  std::vector<int> order;
+  for (int c = 0; c < 5; ++c) order.insert(order.end(), 6, c);
+  for (size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[rng.UniformIndex(i + 1)]);
+  std::vector<std::vector<int32_t>> design(5);
+  for (size_t i = 0; i < order.size(); ++i) design[order[i]].push_back(static_cast<int32_t>(i / 4));
+  return design;
+}
+
 // A/A with many configurations dealt at random to short sessions (five configurations x six
 // executions, sessions of four, offsets four times the noise): the fit holds the rule's rate.
 TEST(WinnerSessions, TheFitHoldsTheFalseWinnerRateInShortRandomSessions) {
   int false_winners = 0, fitted = 0;
   for (int t = 0; t < 300; ++t) {
-    stats::Rng rng(2100 + t);
-    std::vector<int> order;
-    for (int c = 0; c < 5; ++c) order.insert(order.end(), 6, c);
-    for (size_t i = order.size() - 1; i > 0; --i)
-      std::swap(order[i], order[rng.UniformIndex(i + 1)]);
-    std::vector<std::vector<int32_t>> design(5);
-    for (size_t i = 0; i < order.size(); ++i)
-      design[order[i]].push_back(static_cast<int32_t>(i / 4));
+    const std::vector<std::vector<int32_t>> design = RandomShortSessions(2100 + t);
     Ranked r = RunDesign(design, 0.02, 0, 2100 + t);
     DecideWinner(r.logs, r.sessions, 5, true, {}, &r.result);
     false_winners += r.result.winner == 0;
@@ -463,14 +467,7 @@ TEST(WinnerSessions, EachComparisonNamesItsUnits) {
   // the fit, and executions, in random short sessions
   std::map<std::string, int> kinds;
   for (int t = 0; t < 20; ++t) {
-    stats::Rng rng(5100 + t);
-    std::vector<int> order;
-    for (int c = 0; c < 5; ++c) order.insert(order.end(), 6, c);
-    for (size_t i = order.size() - 1; i > 0; --i)
-      std::swap(order[i], order[rng.UniformIndex(i + 1)]);
-    std::vector<std::vector<int32_t>> design(5);
-    for (size_t i = 0; i < order.size(); ++i)
-      design[order[i]].push_back(static_cast<int32_t>(i / 4));
+    const std::vector<std::vector<int32_t>> design = RandomShortSessions(5100 + t);
     Ranked r = RunDesign(design, 0.02, 0, 5100 + t);
     DecideWinner(r.logs, r.sessions, 5, true, {}, &r.result);
     ExpectUnitsMatchCounts(r.result, 5);
