@@ -177,5 +177,32 @@ class TablesTest(unittest.TestCase):
         self.assertEqual([c.strip() for c in lines[2].split("|")[1:-1]][6], "-")
 
 
+class MoePartsTest(unittest.TestCase):
+    """scripts/triton_moe_parts.py: it imports without torch, refuses a bad tile set before any
+    GPU work, and its table reads each launch against its floor."""
+
+    def test_table(self):
+        import triton_moe_parts as mp
+        row = {"M": 1024, "tiles": "128/256/64/64/8/4", "whole_ms": 1.5, "floor_ms": 1.0,
+               "check_error": 0.003, "rows_computed": 2560, "rows_valid": 2048,
+               "gemm1_ms": 0.9, "silu_ms": 0.05, "gemm2_ms": 0.5, "sum_ms": 0.01,
+               "gemm1": {"programs": 2240, "waves": 17, "wave_use": 2240 / 2244, "floor_ms": 0.6},
+               "gemm2": {"programs": 320, "waves": 3, "wave_use": 320 / 396, "floor_ms": 0.3}}
+        text = mp.table([row], 800.0, 4000.0, "Fake GPU")
+        self.assertIn("| 1024 | 128/256/64/64/8/4 | 1.5000 (1.0000, 1.50) | 2560 / 2048 (+25%) |",
+                      text)
+        self.assertIn("0.9000 (1.50; 2240, 17, 100%)", text)
+        self.assertIn("0.5000 (1.67; 320, 3, 81%)", text)
+        self.assertIn("| 0.973 |", text)  # (0.9 + 0.05 + 0.5 + 0.01) / 1.5
+
+    def test_bad_tile_set_is_refused_first(self):
+        p = subprocess.run([sys.executable, os.path.join(HERE, "triton_moe_parts.py"), "--configs",
+                            "128/256/64", "--out", tempfile.mkdtemp()], capture_output=True,
+                           text=True, timeout=60)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("128/256/64", p.stderr)
+        self.assertNotIn("No module named 'torch'", p.stderr)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -279,9 +279,11 @@ def _b_operand(ctx, w, tiles):
                                    [tiles["BLOCK_SIZE_N"], tiles["BLOCK_SIZE_K"]]), True
 
 
-def _pipeline(ctx, p, compile_only=False):
-    """fused_experts on the prepared buffers; returns the two compiled kernels. compile_only:
-    compile both GEMMs without running anything on the device."""
+def _stages(ctx, p, compile_only=False):
+    """fused_experts on the prepared buffers as its four launches in order, (name, thunk) pairs:
+    gemm1 (x by w1: gate and up), silu (silu(gate) * up), gemm2 (by w2, times the top-k weight),
+    sum (over each token's top-k rows). A GEMM thunk returns its compiled kernel; compile_only
+    GEMM thunks compile without running anything on the device."""
     torch, triton, kern = ctx["torch"], ctx["triton"], ctx["kernel"]
     m, e, n, k, topk = p.shape
     t, inp = p.tiles, p.inp
@@ -292,24 +294,43 @@ def _pipeline(ctx, p, compile_only=False):
     w1, w2, x = inp["w1"], inp["w2"], inp["x"]
     b1, desc = _b_operand(ctx, w1, t)
     b2, _ = _b_operand(ctx, w2, t)
-    k1 = _compile_or_launch(
-        kern, (pid_m * triton.cdiv(2 * n, t["BLOCK_SIZE_N"]),), compile_only,
-        x, b1, p.c1, inp["wts"], p.sorted, p.experts, 2 * n, k, p.em, m * topk,
-        x.stride(0), x.stride(1), w1.stride(0), w1.stride(1), w1.stride(2), p.c1.stride(0),
-        p.c1.stride(1), TOP_K=topk, MUL_WEIGHT=False, EVEN_K=k % t["BLOCK_SIZE_K"] == 0,
-        B_DESC=desc, **launch)
-    if not compile_only:
+
+    def gemm1():
+        return _compile_or_launch(
+            kern, (pid_m * triton.cdiv(2 * n, t["BLOCK_SIZE_N"]),), compile_only,
+            x, b1, p.c1, inp["wts"], p.sorted, p.experts, 2 * n, k, p.em, m * topk,
+            x.stride(0), x.stride(1), w1.stride(0), w1.stride(1), w1.stride(2), p.c1.stride(0),
+            p.c1.stride(1), TOP_K=topk, MUL_WEIGHT=False, EVEN_K=k % t["BLOCK_SIZE_K"] == 0,
+            B_DESC=desc, **launch)
+
+    def silu():
         ctx["silu"][(m * topk, triton.cdiv(n, 1024))](p.c1, p.c2, n, p.c1.stride(0),
                                                        p.c2.stride(0), BLOCK=1024)
-    k2 = _compile_or_launch(
-        kern, (pid_m * triton.cdiv(k, t["BLOCK_SIZE_N"]),), compile_only,
-        p.c2, b2, p.c3, inp["wts"], p.sorted, p.experts, k, n, p.em, m * topk,
-        p.c2.stride(0), p.c2.stride(1), w2.stride(0), w2.stride(1), w2.stride(2), p.c3.stride(0),
-        p.c3.stride(1), TOP_K=1, MUL_WEIGHT=True, EVEN_K=n % t["BLOCK_SIZE_K"] == 0,
-        B_DESC=desc, **launch)
-    if not compile_only:
+
+    def gemm2():
+        return _compile_or_launch(
+            kern, (pid_m * triton.cdiv(k, t["BLOCK_SIZE_N"]),), compile_only,
+            p.c2, b2, p.c3, inp["wts"], p.sorted, p.experts, k, n, p.em, m * topk,
+            p.c2.stride(0), p.c2.stride(1), w2.stride(0), w2.stride(1), w2.stride(2),
+            p.c3.stride(0), p.c3.stride(1), TOP_K=1, MUL_WEIGHT=True,
+            EVEN_K=n % t["BLOCK_SIZE_K"] == 0, B_DESC=desc, **launch)
+
+    def total():
         torch.sum(p.c3.view(m, topk, k), dim=1, out=p.out)
-    return k1, k2
+
+    return [("gemm1", gemm1), ("silu", silu), ("gemm2", gemm2), ("sum", total)]
+
+
+def _pipeline(ctx, p, compile_only=False):
+    """fused_experts on the prepared buffers; returns the two compiled kernels. compile_only:
+    compile both GEMMs without running anything on the device."""
+    compiled = []
+    for name, launch in _stages(ctx, p, compile_only):
+        if name.startswith("gemm"):
+            compiled.append(launch())
+        elif not compile_only:
+            launch()
+    return tuple(compiled)
 
 
 def dummy_prepared(torch, tiles, shape, dtype="bfloat16"):

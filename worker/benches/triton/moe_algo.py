@@ -293,3 +293,23 @@ def roofline_ms(m, n, k, topk, touched, tflops, gbps):
     t_compute = moe_flops(m, n, k, topk) / (tflops * 1e12)
     t_memory = moe_bytes(m, n, k, topk, touched) / (gbps * 1e9)
     return 1e3 * max(t_compute, t_memory)
+
+
+def stage_tiles(em, n, k, tiles):
+    """Programs of the pipeline's two GEMM launches for `em` aligned rows (a multiple of
+    BLOCK_SIZE_M): (gemm1, gemm2) = em / BLOCK_SIZE_M times cdiv(2N, BLOCK_SIZE_N), resp.
+    cdiv(K, BLOCK_SIZE_N)."""
+    rows = em // tiles["BLOCK_SIZE_M"]
+    bn = tiles["BLOCK_SIZE_N"]
+    return rows * -(-2 * n // bn), rows * -(-k // bn)
+
+
+def wave_use(programs, processors):
+    """Equal programs run in waves of `processors`: (waves, the fraction of the processors' time
+    they fill = programs / (waves * processors)). The last wave's idle processors are what a
+    launch of 2.4 waves loses against one of exactly 2 or 3. No programs: (0, 1.0)."""
+    if programs <= 0:
+        return 0, 1.0
+    waves = -(-programs // processors)
+    return waves, programs / (waves * processors)
+

@@ -187,6 +187,24 @@ class Roofline(unittest.TestCase):
 
 
 @unittest.skipIf(importlib.util.find_spec("torch") is not None, "torch present: the GPU path runs instead")
+class StagesAndWaves(unittest.TestCase):
+    def test_stage_tiles_of_mixtral_at_1024_with_128_row_tiles(self):
+        tiles = {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 256}
+        # 20 aligned row blocks: 2 x 28672 / 256 = 112 and 4096 / 256 = 16 column blocks.
+        self.assertEqual(ma.stage_tiles(20 * 128, 14336, 4096, tiles), (2240, 320))
+        # A ragged last column block still gets a program.
+        self.assertEqual(ma.stage_tiles(128, 100, 300, {"BLOCK_SIZE_M": 128,
+                                                               "BLOCK_SIZE_N": 64}), (4, 5))
+
+    def test_wave_use(self):
+        self.assertEqual(ma.wave_use(0, 132), (0, 1.0))
+        self.assertEqual(ma.wave_use(264, 132), (2, 1.0))
+        waves, use = ma.wave_use(320, 132)  # GEMM2 above on an H100/H200
+        self.assertEqual(waves, 3)
+        self.assertAlmostEqual(use, 320 / 396)
+        self.assertEqual(ma.wave_use(1, 132), (1, 1 / 132))
+
+
 class HarnessesWithoutTorch(unittest.TestCase):
     def test_they_speak_the_protocol_and_report_not_implemented(self):
         for bench, params in (("fused_moe_bench.py", {"BLOCK_SIZE_M": "64"}),
