@@ -24,7 +24,7 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import install_test  # noqa: E402  (the layout lists and the tiny matmul sweep)
 
-BUILD = sys.argv[1] if len(sys.argv) > 1 else ""
+BUILD = os.path.abspath(sys.argv[1]) if len(sys.argv) > 1 else ""
 SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "docker",
                       "bundle.sh")
 GLIBC = ("libc.so", "libm.so", "libpthread.so", "libdl.so", "librt.so", "libresolv.so",
@@ -69,7 +69,9 @@ def main():
     if not os.access("/usr/bin/tini-static", os.X_OK):
         print("skip: /usr/bin/tini-static not found")
         return 77
-    with tempfile.TemporaryDirectory(prefix="fleetsweep-bundle-") as work:
+    # In the build tree, not /tmp: with the torch bench the bundle holds ~700 MB of libraries,
+    # and the build tree's disk has room for builds (a /tmp may be a small tmpfs).
+    with tempfile.TemporaryDirectory(prefix="bundle-test-", dir=BUILD) as work:
         # Refusals first: a non-empty target, a missing build directory.
         taken = os.path.join(work, "taken")
         os.makedirs(taken)
