@@ -18,27 +18,12 @@ Writes DIR/parts.json and DIR/parts.md; prints the table. Needs torch, triton an
 import argparse
 import json
 import os
-import statistics
 import sys
 
 import triton_tuning  # noqa: F401 - puts the harnesses on sys.path
 import moe_algo  # noqa: E402
+from triton_tuning.common import timed  # noqa: E402
 from triton_tuning.execution import Runner  # noqa: E402
-
-
-def timed(torch, fn, reps):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(s.elapsed_time(e))
-    return statistics.median(ts)
 
 
 def rates(torch):

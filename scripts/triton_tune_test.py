@@ -177,6 +177,43 @@ class TablesTest(unittest.TestCase):
         self.assertEqual([c.strip() for c in lines[2].split("|")[1:-1]][6], "-")
 
 
+class TimedTest(unittest.TestCase):
+    """triton_tuning.common.timed (the floors' and triton_moe_parts.py's timer) with a fake torch:
+    3 untimed calls, then the median of the events' times over `reps` timed calls."""
+
+    def test_median_of_the_timed_calls(self):
+        from triton_tuning.common import timed
+        elapsed = iter([5.0, 1.0, 3.0, 2.0])
+        calls = []
+
+        class FakeEvent:
+            def __init__(self, enable_timing):
+                assert enable_timing
+
+            def record(self):
+                pass
+
+            def synchronize(self):
+                pass
+
+            def elapsed_time(self, end):
+                return next(elapsed)
+
+        class Cuda:
+            Event = FakeEvent
+
+            @staticmethod
+            def synchronize():
+                calls.append("sync")
+
+        class FakeTorch:
+            cuda = Cuda
+
+        self.assertEqual(timed(FakeTorch, lambda: calls.append("fn"), 4), 2.5)  # median of 5,1,3,2
+        self.assertEqual(calls.count("fn"), 7)  # 3 untimed + 4 timed
+        self.assertEqual(calls[3], "sync")  # after the untimed ones
+
+
 class MoePartsTest(unittest.TestCase):
     """scripts/triton_moe_parts.py: it imports without torch, refuses a bad tile set before any
     GPU work, and its table reads each launch against its floor."""

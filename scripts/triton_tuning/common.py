@@ -35,5 +35,23 @@ class Collect:
 cid = moe_algo.tile_set_id
 
 
+def timed(torch, fn, reps):
+    """Median ms of `reps` calls of fn, each between two CUDA events, after 3 untimed calls."""
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    ts = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        ts.append(s.elapsed_time(e))
+    ts.sort()
+    n = len(ts)
+    return ts[n // 2] if n % 2 else (ts[n // 2 - 1] + ts[n // 2]) / 2
+
+
 def check_ok(col):
     return bool(col.check_result and col.check_result[0])

@@ -5,6 +5,7 @@ import time
 import tune_report as tr
 
 from .common import cid, log
+from .common import timed as common_timed
 
 
 def floors(torch, sustain_s=10.0):
@@ -18,18 +19,7 @@ def floors(torch, sustain_s=10.0):
     b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
 
     def timed(fn, reps):
-        for _ in range(3):
-            fn()
-        torch.cuda.synchronize()
-        ts = []
-        for _ in range(reps):
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            fn()
-            e.record()
-            e.synchronize()
-            ts.append(s.elapsed_time(e))
-        return tr.median(ts)
+        return common_timed(torch, fn, reps)
 
     copy_ms = timed(lambda: y.copy_(x), 20)
     mm_ms = timed(lambda: a @ b, 20)
