@@ -4,8 +4,7 @@ import time
 
 import tune_report as tr
 
-from .common import cid, log
-from .common import timed as common_timed
+from .common import cid, log, timed
 
 
 def floors(torch, sustain_s=10.0):
@@ -18,13 +17,10 @@ def floors(torch, sustain_s=10.0):
     a = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
     b = torch.randn(8192, 8192, device="cuda", dtype=torch.bfloat16)
 
-    def timed(fn, reps):
-        return common_timed(torch, fn, reps)
-
-    copy_ms = timed(lambda: y.copy_(x), 20)
-    mm_ms = timed(lambda: a @ b, 20)
+    copy_ms = timed(torch, lambda: y.copy_(x), 20)
+    mm_ms = timed(torch, lambda: a @ b, 20)
     w = torch.randn(1 << 31, dtype=torch.bfloat16, device="cuda")  # 4 GiB, read once
-    read_ms = timed(lambda: torch.sum(w, dtype=torch.float32), 10)
+    read_ms = timed(torch, lambda: torch.sum(w, dtype=torch.float32), 10)
     read_bytes = 2 * w.numel()
     del w  # 4 GiB back before the sustained matmuls
     start = time.time()
@@ -32,7 +28,7 @@ def floors(torch, sustain_s=10.0):
         for _ in range(10):
             a @ b
         torch.cuda.synchronize()
-    sustained_ms = timed(lambda: a @ b, 20)
+    sustained_ms = timed(torch, lambda: a @ b, 20)
     return {"copy_GBps": 2 * x.numel() / copy_ms / 1e6, "matmul_TFLOPs": 2 * 8192 ** 3 / mm_ms / 1e9,
             "matmul_TFLOPs_sustained": 2 * 8192 ** 3 / sustained_ms / 1e9,
             "read_GBps": read_bytes / read_ms / 1e6}
