@@ -85,10 +85,13 @@ def main():
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
-    ms = [int(x) for x in args.ms.split(",")]
-    configs = [c for c in args.configs.split(",") if c]
-    for c in configs:
-        moe_algo.parse_tile_set(c)  # refuses a malformed tile set before the GPU work
+    try:  # bad input is refused by name before any GPU work
+        ms = [int(x) for x in args.ms.split(",")]
+        configs = [c for c in args.configs.split(",") if c]
+        for c in configs:
+            moe_algo.parse_tile_set(c)
+    except ValueError as exc:
+        ap.error("--ms %r / --configs: %s" % (args.ms, exc))
     import torch
     import fused_moe_bench as bench
     ctx = bench.setup(None)

@@ -239,6 +239,12 @@ class MoePartsTest(unittest.TestCase):
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("128/256/64", p.stderr)
         self.assertNotIn("No module named 'torch'", p.stderr)
+        p = subprocess.run([sys.executable, os.path.join(HERE, "triton_moe_parts.py"), "--ms",
+                            "1024,x", "--out", tempfile.mkdtemp()], capture_output=True,
+                           text=True, timeout=60)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("1024,x", p.stderr)
+        self.assertNotIn("Traceback", p.stderr)
 
 
 if __name__ == "__main__":
