@@ -95,6 +95,10 @@ def main():
     ap.add_argument("--budget", type=int, default=0,
                     help="search.budget for random / lhs (0: the whole space)")
     ap.add_argument("--seed", type=int, default=1, help="search.seed")
+    ap.add_argument("--repetitions", type=int, default=1,
+                    help="executions per configuration (repetitions min = max)")
+    ap.add_argument("--noise", type=float, default=0.0,
+                    help="log-normal noise of each execution's sample (tiny-bench --noise)")
     ap.add_argument("--complete", action="store_true",
                     help="let the sweep finish (no SIGINT); time the whole run and its Finish")
     args = ap.parse_args()
@@ -106,14 +110,14 @@ def main():
         f.write(f"""sweep: large
 executor:
   type: exec
-  command: ["{binary('fleetsweep-tiny-bench')}", "--sleep-ms", "0", "--ledger", "{ledger}"]
+  command: ["{binary('fleetsweep-tiny-bench')}", "--sleep-ms", "0", "--ledger", "{ledger}", "--noise", "{args.noise}"]
   timeout: 60
   session: {{mode: persistent}}
 parameters:
   A: {{values: {levels}}}
   B: {{values: {levels}}}
   C: {{values: {levels}}}
-repetitions: {{min: 1, max: 1}}
+repetitions: {{min: {args.repetitions}, max: {args.repetitions}}}
 metrics:
   - {{name: time_ms, goal: minimize, unit: ms}}
 search: {{strategy: {args.strategy}, budget: {args.budget}, seed: {args.seed}}}
@@ -158,7 +162,8 @@ search: {{strategy: {args.strategy}, budget: {args.budget}, seed: {args.seed}}}
     n = args.levels ** 3
     print("| measure | value |")
     print("|---|---|")
-    print("| configurations | %d |" % n)
+    print("| configurations | %d (%d executions each) |" % (n, args.repetitions))
+    print("| execution noise (log-normal sd) | %g |" % args.noise)
     print("| search | %s (budget %d, seed %d) |" % (args.strategy, args.budget, args.seed))
     print("| metrics (live audits) | %s |" % ("on" if args.metrics else "off"))
     print("| first execution after start | %s |" % ("%.2f s" % first if first is not None else "none"))

@@ -17,6 +17,12 @@
 //
 //   live_aggregate_bench [--configs N] [--executions N] [--samples N] [--dirty N] [--ticks N]
 //                        [--full 0 (skip the two full phases)] [--threads N (the final one)]
+//                        [--session-length L] [--nodes N]
+//
+// --session-length L > 0: the executions ran in persistent sessions, each serving L executions
+// in turn (attempts carry `session.id` and `session.position`, so the warm-state audit and the
+// session-aware tests run as for a persistent sweep); 0 (default): one-shot. --nodes N (default
+// 1): the executions are dealt to N nodes in turn (node effects are estimated across them).
 #include <time.h>
 
 #include <algorithm>
@@ -74,16 +80,26 @@ struct Bench {
   std::vector<double> centers;
   fs::stats::Rng rng{12345};
   int samples = 3;
+  int session_length = 0;  // 0: one-shot (no session info)
+  int nodes = 1;
   int64_t seq = 0;
 
   fs::v1::Attempt Execution(int c) {
     fs::v1::Attempt a;
     a.set_config_key(records[c].config_key());
-    a.set_attempt_id("a" + std::to_string(++seq));
-    a.set_node("n0");
+    a.set_attempt_id("a" + std::to_string(++seq));  // seq: 1, 2, ...
+    a.set_node("n" + std::to_string(seq % nodes));
     a.set_ok(true);
     a.set_fingerprint("fp" + std::to_string(c));
     a.set_started_unix_ms(seq);
+    if (session_length > 0) {
+      // Sessions serve executions in the order they are drawn; a random order of configurations
+      // (not the grid's) so that a configuration meets several positions.
+      // (a node's sessions are its own: the k-th execution on a node is (seq - 1) / nodes).
+      const int64_t k = (seq - 1) / nodes;
+      (*a.mutable_info())["session.id"] = "s" + std::to_string(k / session_length);
+      (*a.mutable_info())["session.position"] = std::to_string(k % session_length + 1);
+    }
     const double exec = centers[c] * std::exp(0.02 * (rng.Uniform01() - 0.5));
     for (int i = 0; i < samples; ++i) {
       double u;
@@ -106,6 +122,8 @@ int main(int argc, char** argv) {
   const int ticks = std::max(1, IntFlag(argc, argv, "--ticks", 5));
   Bench b;
   b.samples = IntFlag(argc, argv, "--samples", 3);
+  b.session_length = std::max(0, IntFlag(argc, argv, "--session-length", 0));
+  b.nodes = std::max(1, IntFlag(argc, argv, "--nodes", 1));
   const int side = static_cast<int>(std::ceil(std::sqrt(static_cast<double>(configs))));
   std::string text = "sweep: bench\nparameters:\n";
   for (const char* p : {"A", "B"}) {
@@ -132,16 +150,24 @@ int main(int argc, char** argv) {
   }
   std::vector<fs::v1::Attempt> attempts;
   attempts.reserve(static_cast<size_t>(configs) * executions);
+  std::vector<int> order;  // each configuration `executions` times, in a seeded random order
   for (int e = 0; e < executions; ++e) {
-    for (int c = 0; c < configs; ++c) attempts.push_back(b.Execution(c));
+    for (int c = 0; c < configs; ++c) order.push_back(c);
   }
+  for (size_t i = order.size(); i > 1; --i) {
+    std::swap(order[i - 1], order[static_cast<size_t>(b.rng.Uniform01() * i) % i]);
+  }
+  for (int c : order) attempts.push_back(b.Execution(c));
 
   fs::AggregateOptions final_options;
   final_options.threads = std::max(1, IntFlag(argc, argv, "--threads", 1));
   std::printf(
       "live_aggregate_bench: %d configs x %d executions x %d samples, %d dirty per tick, "
-      "final on %d thread(s)\n",
-      configs, executions, b.samples, dirty, final_options.threads);
+      "final on %d thread(s), %d node(s), %s\n",
+      configs, executions, b.samples, dirty, final_options.threads, b.nodes,
+      b.session_length > 0
+          ? ("sessions of " + std::to_string(b.session_length) + " executions").c_str()
+          : "one-shot");
   std::printf("  %-44s %7s %7s\n", "phase", "wall_s", "cpu_s");
   fs::SweepResult r;
   fs::AggregateOptions live = final_options;

@@ -252,7 +252,9 @@ SweepResult IncrementalAggregate::Compute(bool take) {
   const bool minimize = spec_.primary_metric().goal == Goal::kMinimize;
   out.goal = minimize ? "minimize" : "maximize";
 
-  NodeEffectsResult ne = EstimateNodeEffects(log_, seed);
+  NodeEffectsOptions neo;
+  neo.threads = options.threads;
+  NodeEffectsResult ne = EstimateNodeEffects(log_, seed, neo);
   if (!options.remove_node_effects && ne.applied) {
     ne.applied = false;
     ne.method = "none";

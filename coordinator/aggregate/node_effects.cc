@@ -9,80 +9,24 @@
 
 #include "common/stats/descriptive.h"
 #include "common/stats/rank_tests.h"
-#include "common/stats/rng.h"
+#include "coordinator/aggregate/node_effects_fit.h"
 
 namespace fleetsweep {
 namespace {
-
-// One execution in the all-data fit: its row (configuration), column (node) and log median.
-struct Obs {
-  int row = 0, col = 0;
-  double y = 0;
-};
-
-// Alternating medians: row[r] = median(y - col), col[c] = median(y - row), col centred on its
-// median. Returns the column effects.
-std::vector<double> FitColumns(const std::vector<Obs>& obs, int rows, int cols, int iterations,
-                               std::vector<double>* row_out = nullptr) {
-  std::vector<double> row(rows, 0.0), col(cols, 0.0), prev(cols, 0.0);
-  std::vector<std::vector<double>> by_row(rows), by_col(cols);
-  for (int it = 0; it < iterations; ++it) {
-    for (auto& v : by_row) v.clear();
-    for (const auto& o : obs) by_row[o.row].push_back(o.y - col[o.col]);
-    for (int r = 0; r < rows; ++r) {
-      if (!by_row[r].empty()) row[r] = stats::MedianInPlace(&by_row[r]);
-    }
-    for (auto& v : by_col) v.clear();
-    for (const auto& o : obs) by_col[o.col].push_back(o.y - row[o.row]);
-    for (int c = 0; c < cols; ++c) {
-      if (!by_col[c].empty()) col[c] = stats::MedianInPlace(&by_col[c]);
-    }
-    std::vector<double> tmp = col;
-    const double centre = stats::MedianInPlace(&tmp);
-    double moved = 0;
-    for (int c = 0; c < cols; ++c) {
-      moved = std::max(moved, std::fabs(col[c] - centre - prev[c]));
-      col[c] -= centre;
-    }
-    prev = col;
-    if (moved < 1e-12) break;  // converged
-  }
-  if (row_out) *row_out = row;
-  return col;
-}
-
-// True when every node is linked to every other through configurations measured on both.
-bool Connected(const std::vector<Obs>& obs, int rows, int cols) {
-  std::vector<int> parent(cols);
-  std::iota(parent.begin(), parent.end(), 0);
-  auto find = [&](int x) {
-    while (parent[x] != x) x = parent[x] = parent[parent[x]];
-    return x;
-  };
-  std::vector<int> first(rows, -1);
-  for (const auto& o : obs) {
-    if (first[o.row] < 0) first[o.row] = o.col;
-    parent[find(o.col)] = find(first[o.row]);
-  }
-  for (int c = 1; c < cols; ++c) {
-    if (find(c) != find(0)) return false;
-  }
-  return true;
-}
 
 // The all-data fit with residual-bootstrap CIs; fills effect, ci_low/high, executions.
 // `col[n]`: the column of log node n.
 bool FitAllData(const ExecutionLog& log, const std::vector<int>& col, uint64_t seed,
                 const NodeEffectsOptions& options, std::vector<NodeEffect>* nodes) {
   std::unordered_map<int32_t, std::set<int>> row_nodes;  // by configuration
-  std::vector<std::pair<int32_t, Obs>> raw;
+  std::vector<std::pair<int32_t, node_fit::Obs>> raw;
   for (const LoggedExecution& a : log.executions()) {
     if (!(a.median > 0)) continue;  // no samples (NaN) or a non-positive median
-    raw.push_back({a.config, Obs{0, col[a.node], std::log(a.median)}});
+    raw.push_back({a.config, node_fit::Obs{0, col[a.node], std::log(a.median)}});
     row_nodes[a.config].insert(col[a.node]);
   }
   std::unordered_map<int32_t, int> row;
-  std::vector<Obs> obs;
+  std::vector<node_fit::Obs> obs;
   for (auto& [key, o] : raw) {
     if (row_nodes[key].size() < 2) continue;  // a row on one node says nothing about nodes
     auto ins = row.emplace(key, static_cast<int>(row.size()));
@@ -94,29 +38,23 @@ bool FitAllData(const ExecutionLog& log, const std::vector<int>& col, uint64_t s
   for (const auto& n : *nodes) {
     if (n.executions == 0) return false;
   }
-  if (rows == 0 || !Connected(obs, rows, cols)) return false;
-  std::vector<double> row_fit;
-  const std::vector<double> fit = FitColumns(obs, rows, cols, options.iterations, &row_fit);
-  std::vector<double> resid;
-  for (const auto& o : obs) resid.push_back(o.y - row_fit[o.row] - fit[o.col]);
+  if (rows == 0 || !node_fit::Connected(obs, rows, cols)) return false;
   const double e = static_cast<double>(obs.size()), p = rows + cols - 1;
   if (e - p < std::max(3, cols)) return false;  // too few residual degrees of freedom
-  const double scale = std::sqrt(e / (e - p));
-  stats::Rng rng(seed);
-  std::vector<std::vector<double>> draws(cols);
-  std::vector<Obs> star = obs;
-  // Bounded cost for very large sweeps: about 2e7 element visits, at least 50 rounds.
-  const int rounds =
+  const node_fit::Grid g = node_fit::ByRow(obs, rows, cols);
+  std::vector<double> y(g.obs.size());
+  for (size_t i = 0; i < y.size(); ++i) y[i] = g.obs[i].y;
+  const std::vector<double> fit = node_fit::FitColumns(g, y, options.iterations);
+  node_fit::BootstrapOptions bo;
+  // Bounded cost for very large sweeps (node_effects_fit.h): about 2e7 element visits, at least
+  // 50 rounds; past max_bootstrap_executions, the subset bootstrap.
+  bo.rounds =
       std::max(50, std::min(options.resamples,
                             static_cast<int>(2e7 / (static_cast<double>(options.iterations) * e))));
-  for (int b = 0; b < rounds; ++b) {
-    for (size_t i = 0; i < obs.size(); ++i) {
-      star[i].y = obs[i].y - resid[i] +
-                  scale * resid[rng.UniformIndex(static_cast<uint32_t>(resid.size()))];
-    }
-    const std::vector<double> c = FitColumns(star, rows, cols, options.iterations);
-    for (int j = 0; j < cols; ++j) draws[j].push_back(c[j]);
-  }
+  bo.iterations = options.iterations;
+  bo.threads = options.threads;
+  bo.max_bootstrap_executions = options.max_bootstrap_executions;
+  auto draws = node_fit::BootstrapColumns(g, y, fit, seed, bo);
   for (int j = 0; j < cols; ++j) {
     NodeEffect& n = (*nodes)[j];
     n.effect = std::exp(fit[j]);

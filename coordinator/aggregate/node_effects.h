@@ -8,7 +8,8 @@
 // every configuration on several nodes). Effects are normalised so that the median node has
 // effect 1: effect(node) = exp(node effect - median over nodes).
 //   CI: 95% percentile interval of a residual bootstrap at the execution level (residuals scaled
-//     by sqrt(E / (E - parameters)), seeded), the execution being the unit of evidence.
+//     by sqrt(E / (E - parameters)), seeded), the execution being the unit of evidence; past
+//     max_bootstrap_executions, of the m-out-of-n bootstrap of node_effects_fit.h.
 //   reference_effect: the old estimate from the reference configuration alone (median of the
 //     node's reference samples / median over nodes), kept as a consistency check.
 //   drift: the node's reference attempts split in time into early and late halves (at least two
@@ -43,7 +44,10 @@ struct NodeEffectsOptions {
   double drift_min_change = 0.05;
   int resamples = 300;  // residual bootstrap rounds (fewer, >= 50, past ~1e5
                         // executions: the cost is bounded)
-  int iterations = 20;  // alternating-median sweeps
+  int iterations = 20;  // alternating-median sweeps (at most: they stop once converged)
+  int threads = 1;      // bootstrap rounds split over this many threads (same result for any)
+  // Past this many executions the CIs come from a subset bootstrap (node_effects_fit.h).
+  size_t max_bootstrap_executions = 20000;
 };
 
 struct NodeEffectsResult {

@@ -109,9 +109,11 @@ nlohmann::json NodeEffectsJson(const SweepResult& r) {
 }
 
 nlohmann::json WarmTestJson(const WarmStateTest& t) {
-  return {{"verdict", t.verdict},      {"p_value", Num(t.p_value)}, {"min_p", Num(t.min_p)},
-          {"exact", t.exact},          {"blocks", t.blocks},        {"executions_a", t.group_a},
-          {"executions_b", t.group_b}, {"change", Num(t.change)}};
+  return {{"verdict", t.verdict},      {"p_value", Num(t.p_value)},
+          {"min_p", Num(t.min_p)},     {"exact", t.exact},
+          {"blocks", t.blocks},        {"executions_a", t.group_a},
+          {"executions_b", t.group_b}, {"tested_blocks", t.tested_blocks},
+          {"change", Num(t.change)}};
 }
 
 nlohmann::json WarmStateJson(const SweepResult& r) {

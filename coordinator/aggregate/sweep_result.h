@@ -162,8 +162,9 @@ struct WarmStateTest {
   double p_value = 1, min_p = 1;
   bool exact = false;
   int blocks = 0, group_a = 0, group_b = 0;  // informative blocks, executions in each group
-  double change = 0;  // median over blocks of (group b mean - group a mean) of log medians, as
-                      // a ratio - 1 (0.1 = group b 10% higher)
+  int tested_blocks = 0;  // blocks the permutation test used: a seeded subset of a large design
+  double change = 0;      // median over blocks of (group b mean - group a mean) of log medians, as
+                          // a ratio - 1 (0.1 = group b 10% higher)
 };
 
 struct WarmStateAudit {

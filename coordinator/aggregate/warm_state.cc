@@ -5,11 +5,23 @@
 #include <map>
 #include <utility>
 
+#include "common/space/value.h"
 #include "common/stats/block_permutation.h"
 #include "common/stats/descriptive.h"
 
 namespace fleetsweep {
 namespace {
+
+// Sequential Monte Carlo: a test stops after this many re-dealings reach the observed statistic
+// (Besag and Clifford; block_permutation.h): a sweep without a warm-state effect pays ~200 draws.
+constexpr int kStopAfterHits = 100;
+
+using Observations = std::vector<std::pair<int, double>>;  // (level, log median) of a block
+
+struct LabelledBlock {
+  const std::string* key;
+  Observations obs;
+};
 
 struct Execution {
   int position = 0;
@@ -52,15 +64,74 @@ void Decide(const StatusOr<stats::BlockPermutationResult>& r, const std::vector<
   }
 }
 
+// The blocks a test can afford (WarmStateOptions::visits) in their order, with their levels
+// renumbered 0, 1, ... in order of value (a subset may leave some out); `resamples` is lowered
+// to fit.
+std::vector<Observations> Afford(std::vector<LabelledBlock> blocks, uint64_t seed,
+                                 const WarmStateOptions& budget, int* resamples, int* levels,
+                                 int* tested_blocks) {
+  double total = 0;
+  for (const auto& b : blocks) total += static_cast<double>(b.obs.size());
+  if (total * *resamples > budget.visits) {
+    *resamples = std::min(*resamples,
+                          std::max(budget.min_resamples, static_cast<int>(budget.visits / total)));
+    const double cap = budget.visits / *resamples;
+    if (total > cap) {
+      std::vector<std::pair<uint64_t, size_t>> by_hash;
+      for (size_t i = 0; i < blocks.size(); ++i)
+        by_hash.emplace_back(Fnv1a64(*blocks[i].key, seed), i);
+      std::sort(by_hash.begin(), by_hash.end());
+      std::vector<bool> keep(blocks.size(), false);
+      double kept = 0;
+      for (const auto& [hash, i] : by_hash) {
+        if (kept >= cap) break;
+        keep[i] = true;
+        kept += static_cast<double>(blocks[i].obs.size());
+      }
+      size_t w = 0;
+      for (size_t i = 0; i < blocks.size(); ++i) {
+        if (keep[i]) blocks[w++] = std::move(blocks[i]);
+      }
+      blocks.resize(w);
+    }
+  }
+  std::map<int, int> renumber;
+  for (const auto& b : blocks) {
+    for (const auto& o : b.obs) renumber.emplace(o.first, 0);
+  }
+  int next = 0;
+  for (auto& [level, index] : renumber) index = next++;
+  *levels = next;
+  *tested_blocks = static_cast<int>(blocks.size());
+  std::vector<Observations> out;
+  out.reserve(blocks.size());
+  for (auto& b : blocks) {
+    for (auto& o : b.obs) o.first = renumber[o.first];
+    out.push_back(std::move(b.obs));
+  }
+  return out;
+}
+
+// The test over `blocks` at the affordable size, decided into `t`.
+void RunTest(std::vector<LabelledBlock> blocks, const std::vector<double>& changes,
+             const WarmStateOptions& options, uint64_t seed, WarmStateTest* t) {
+  int resamples = options.resamples, levels = 0;
+  const auto tested =
+      Afford(std::move(blocks), seed, options, &resamples, &levels, &t->tested_blocks);
+  auto r = stats::BlockPermutationTest(tested, std::max(2, levels), resamples, seed,
+                                       stats::kBlockPermutationExactLimit, kStopAfterHits);
+  Decide(r, changes, options, t);
+}
+
 // Block permutation test of group a vs group b; `group(e)` is 0 (a), 1 (b) or -1 (left out).
 template <class Group>
 WarmStateTest Test(const std::map<std::string, std::vector<Execution>>& blocks, Group group,
                    const WarmStateOptions& options, uint64_t salt) {
   WarmStateTest t;
-  std::vector<std::vector<std::pair<int, double>>> labelled;
+  std::vector<LabelledBlock> labelled;
   std::vector<double> changes;
   for (const auto& [key, execs] : blocks) {
-    std::vector<std::pair<int, double>> obs;
+    Observations obs;
     double sum[2] = {0, 0};
     int n[2] = {0, 0};
     for (const Execution& e : execs) {
@@ -75,11 +146,10 @@ WarmStateTest Test(const std::map<std::string, std::vector<Execution>>& blocks, 
     t.group_a += n[0];
     t.group_b += n[1];
     changes.push_back(sum[1] / n[1] - sum[0] / n[0]);
-    labelled.push_back(std::move(obs));
+    labelled.push_back({&key, std::move(obs)});
   }
   if (labelled.empty()) return t;
-  auto r = stats::BlockPermutationTest(labelled, 2, options.resamples, options.seed ^ salt);
-  Decide(r, changes, options, &t);
+  RunTest(std::move(labelled), changes, options, options.seed ^ salt, &t);
   return t;
 }
 
@@ -92,7 +162,7 @@ WarmStateTest BetweenSessions(const std::map<std::string, std::vector<Execution>
                               const WarmStateOptions& options) {
   WarmStateTest t;
   std::map<int32_t, int> level;  // session -> its level index
-  std::vector<std::vector<std::pair<int, double>>> labelled;
+  std::vector<LabelledBlock> labelled;
   std::vector<double> spreads;
   for (const auto& [key, execs] : blocks) {
     std::map<int32_t, std::pair<double, int>> means;
@@ -103,7 +173,7 @@ WarmStateTest BetweenSessions(const std::map<std::string, std::vector<Execution>
       ++m.second;
     }
     if (means.size() < 2) continue;
-    std::vector<std::pair<int, double>> obs;
+    Observations obs;
     double lo = INFINITY, hi = -INFINITY;
     for (const auto& [session, m] : means) {
       lo = std::min(lo, m.first / m.second);
@@ -118,13 +188,10 @@ WarmStateTest BetweenSessions(const std::map<std::string, std::vector<Execution>
     t.group_a += static_cast<int>(means.size());
     t.group_b += static_cast<int>(obs.size());
     spreads.push_back(hi - lo);
-    labelled.push_back(std::move(obs));
+    labelled.push_back({&key, std::move(obs)});
   }
   if (labelled.empty()) return t;
-  auto r =
-      stats::BlockPermutationTest(labelled, static_cast<int>(level.size()), options.resamples,
-                                  options.seed ^ 0x5eed3, stats::kBlockPermutationExactLimit, 100);
-  Decide(r, spreads, options, &t);
+  RunTest(std::move(labelled), spreads, options, options.seed ^ 0x5eed3, &t);
   return t;
 }
 

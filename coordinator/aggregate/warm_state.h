@@ -11,7 +11,9 @@
 //                   executions of one session are not independent evidence; the effect and
 //                   winner tests compare sessions where levels or configurations never shared
 //                   one (audit.h, winner.h). Session labels (`session.id` per node) are
-//                   re-dealt among a block's executions; sequential Monte Carlo (100 hits).
+//                   re-dealt among a block's executions.
+// Each test is sequential Monte Carlo (it stops after 100 re-dealings reach the observed
+// statistic: a sweep without warm-state effects pays ~200 draws) and bounded in cost (`visits`).
 //
 // All are block permutation tests (common/stats/block_permutation.h) of log execution medians of
 // the primary metric, with the position labels re-dealt within blocks of executions that share a
@@ -37,6 +39,14 @@ struct WarmStateOptions {
   double alpha = 0.01;  // per test; a warning is raised only when a test says "differs"
   int resamples = 4000;
   uint64_t seed = 1;
+  // Cost bound: a test re-deals at most `visits` observations over all its draws (a 10,000-
+  // configuration x 30-execution sweep audits in a fraction of a second, every live round
+  // included). Above it the draws go down to `min_resamples` (the smallest p is then 1/1001, far
+  // below alpha), and then a seeded subset of the blocks is tested (`tested_blocks`), picked by a
+  // hash of their keys: chosen from the design, never from the values, so the test keeps its
+  // level and gives up only power, of which a design that large has plenty.
+  double visits = 5e6;
+  int min_resamples = 1000;
 };
 
 // `log`: the sweep's attempts logged for the primary metric (execution_log.h).

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <random>
 #include <string>
@@ -174,6 +175,62 @@ TEST(WarmStateTest, FindsSessionsThatKeepAnOffset) {
     }
   }
   EXPECT_GE(found, 90);
+}
+
+// The cost bound (WarmStateOptions::visits) at the scale of these simulated sweeps: a budget of
+// 18,000 visits at 500 draws tests a seeded half of the blocks. The subset is chosen from the
+// design, so the level still holds (the same binomial bound as above), and planted effects are
+// still found (with half the data: less power than the whole design's).
+WarmStateOptions Bounded(int seed) {
+  WarmStateOptions o = Fast();
+  o.seed = seed;
+  o.visits = 18000;
+  o.min_resamples = 500;
+  return o;
+}
+
+TEST(WarmStateTest, ABoundedTestOfASubsetHoldsItsLevel) {
+  int false_first = 0, false_drift = 0, false_between = 0, subset = 0;
+  const int sweeps = 300;
+  for (int seed = 1; seed <= sweeps; ++seed) {
+    const WarmStateAudit w = AuditWarmState(Simulate(Truth{}, seed), "t", Bounded(seed));
+    subset += w.drift.tested_blocks < w.drift.blocks;
+    false_first += w.first_vs_later.verdict == "differs";
+    false_drift += w.drift.verdict == "differs";
+    false_between += w.between_sessions.verdict == "differs";
+  }
+  std::printf("bounded, no effect: differs first %d, drift %d, between %d of %d\n", false_first,
+              false_drift, false_between, sweeps);
+  EXPECT_EQ(subset, sweeps) << "every drift test should have run on a subset of its blocks";
+  EXPECT_LE(false_first, 8);
+  EXPECT_LE(false_drift, 8);
+  EXPECT_LE(false_between, 8);
+}
+
+TEST(WarmStateTest, ABoundedTestOfASubsetFindsPlantedEffects) {
+  int first = 0, drift = 0, between = 0;
+  Truth sessions;
+  sessions.session_sd = 0.03;
+  for (int seed = 1; seed <= 100; ++seed) {
+    const WarmStateOptions o = Bounded(seed);
+    first +=
+        AuditWarmState(Simulate(Truth{0.10, 0}, seed), "t", o).first_vs_later.verdict == "differs";
+    drift += AuditWarmState(Simulate(Truth{0, 0.02, 8}, seed), "t", o).drift.verdict == "differs";
+    between +=
+        AuditWarmState(Simulate(sessions, seed), "t", o).between_sessions.verdict == "differs";
+  }
+  std::printf("bounded, planted: found first %d, drift %d, between %d of 100\n", first, drift,
+              between);
+  EXPECT_GE(first, 60);    // 76 at the time of writing
+  EXPECT_GE(drift, 80);    // 98
+  EXPECT_GE(between, 75);  // 92
+}
+
+// Without a bound in the way the whole design is tested.
+TEST(WarmStateTest, ASmallDesignIsTestedWhole) {
+  const WarmStateAudit w = AuditWarmState(Simulate(Truth{}, 3), "t", Fast());
+  EXPECT_EQ(w.drift.tested_blocks, w.drift.blocks);
+  EXPECT_EQ(w.between_sessions.tested_blocks, w.between_sessions.blocks);
 }
 
 }  // namespace

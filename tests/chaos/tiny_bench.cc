@@ -2,7 +2,7 @@
 // test and the orchestration benchmark (bench/orchestration_bench.py).
 //
 //   fleetsweep-tiny-bench [--value V] [--ledger FILE] [--sleep-ms MS] [--garbage-bytes N]
-//                         [--escape-sleep ARG]
+//                         [--escape-sleep ARG] [--noise F]
 //
 // Prints one sample line {"type":"sample","metric":"time_ms","value":V}. With --ledger it first
 // appends "<FLEETSWEEP_ATTEMPT_ID>\n" to FILE with one write() on an O_APPEND descriptor, so
@@ -17,12 +17,16 @@
 // value is the request's param VALUE when given, else --value) and `end`; exits at end of stdin.
 // With --escape-sleep ARG the session's first run leaves a process that escapes the process
 // group: a double fork whose grandchild calls setsid() and execs `sleep ARG` (the chaos test
-// checks that the worker kills it once the session is gone).
+// checks that the worker kills it once the session is gone). --noise F multiplies the sample by
+// exp(F * z), z standard normal drawn from a hash of the attempt id (the same attempt id gives
+// the same value): log-normal execution noise for the aggregation benches.
 #include <fcntl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -74,6 +78,24 @@ void Escape(const char* arg) {
   if (child > 0) waitpid(child, nullptr, 0);
 }
 
+double g_noise = 0;  // --noise
+
+// `v` times exp(g_noise * z), z a standard normal drawn from a hash of `id` (Box-Muller).
+double Noisy(double v, const std::string& id) {
+  if (g_noise == 0) return v;
+  uint64_t h = 14695981039346656037ULL;
+  for (unsigned char c : id) h = (h ^ c) * 1099511628211ULL;
+  auto next = [&h] {  // splitmix64 -> (0, 1)
+    uint64_t z = (h += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return (static_cast<double>((z ^ (z >> 31)) >> 11) + 0.5) / 9007199254740992.0;
+  };
+  const double u1 = next(), u2 = next();
+  const double z = std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
+  return v * std::exp(g_noise * z);
+}
+
 int Serve(double value, const char* ledger, long sleep_ms, const char* escape_sleep) {
   std::printf("{\"fleetsweep\":\"ready\",\"run_after_prepare\":true}\n");
   std::fflush(stdout);
@@ -91,7 +113,7 @@ int Serve(double value, const char* ledger, long sleep_ms, const char* escape_sl
     std::string v = Field(line, "VALUE");
     if (v.empty()) v = prepared_value;
     std::printf("{\"type\":\"sample\",\"metric\":\"time_ms\",\"value\":%.17g}\n",
-                v.empty() ? value : std::strtod(v.c_str(), nullptr));
+                Noisy(v.empty() ? value : std::strtod(v.c_str(), nullptr), id));
     std::printf("{\"fleetsweep\":\"end\",\"attempt_id\":\"%s\"}\n", id.c_str());
     return true;
   };
@@ -135,6 +157,8 @@ int main(int argc, char** argv) {
       sleep_ms = std::strtol(v, nullptr, 10);
     } else if (a == "--escape-sleep") {
       escape_sleep = v;
+    } else if (a == "--noise") {
+      g_noise = std::strtod(v, nullptr);
     } else if (a == "--garbage-bytes") {
       garbage = std::strtoll(v, nullptr, 10);
     } else {
@@ -168,6 +192,8 @@ int main(int argc, char** argv) {
     std::fputs("\n", stdout);
   }
   if (sleep_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms));
-  std::printf("{\"type\":\"sample\",\"metric\":\"time_ms\",\"value\":%.17g}\n", value);
+  const char* attempt = std::getenv("FLEETSWEEP_ATTEMPT_ID");
+  std::printf("{\"type\":\"sample\",\"metric\":\"time_ms\",\"value\":%.17g}\n",
+              Noisy(value, attempt != nullptr ? attempt : ""));
   return 0;
 }
