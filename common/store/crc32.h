@@ -1,4 +1,5 @@
-// CRC-32 (IEEE 802.3, the zlib/PNG polynomial 0xEDB88320, reflected), for the file store's records.
+// CRC-32 (IEEE 802.3, the zlib/PNG polynomial 0xEDB88320, reflected), for the file store's records,
+// computed by zlib (the store reads ~1 GB/s of records faster than with a byte-wise table).
 //
 // Thread-safety: pure functions; safe from any thread.
 #pragma once
