@@ -387,11 +387,21 @@ SweepResult IncrementalAggregate::Compute(bool take) {
   while (n_ranked < out.configs.size() && rankable(out.configs[n_ranked])) ++n_ranked;
 
   if (cancelled()) return out;
-  RunAudits(spec_, log_medians, log_sessions, options, &out);
-  if (cancelled()) return out;
+  // The warm-state audit reads only the log: with more than one thread it runs beside the
+  // effect audits.
   WarmStateOptions wso;
   wso.seed = seed;
-  out.warm_state = AuditWarmState(log_, wso);
+  std::thread warm_thread;
+  if (options.threads > 1) {
+    warm_thread = std::thread([&] { out.warm_state = AuditWarmState(log_, wso); });
+  }
+  RunAudits(spec_, log_medians, log_sessions, options, &out);
+  if (warm_thread.joinable()) {
+    warm_thread.join();
+  } else if (!cancelled()) {
+    out.warm_state = AuditWarmState(log_, wso);
+  }
+  if (cancelled()) return out;
   for (const auto* t : {&out.warm_state.first_vs_later, &out.warm_state.drift}) {
     if (t->verdict != "differs") continue;
     const bool first = t == &out.warm_state.first_vs_later;

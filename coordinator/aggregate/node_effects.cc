@@ -44,7 +44,8 @@ bool FitAllData(const ExecutionLog& log, const std::vector<int>& col, uint64_t s
   const node_fit::Grid g = node_fit::ByRow(obs, rows, cols);
   std::vector<double> y(g.obs.size());
   for (size_t i = 0; i < y.size(); ++i) y[i] = g.obs[i].y;
-  const std::vector<double> fit = node_fit::FitColumns(g, y, options.iterations);
+  const std::vector<double> fit =
+      node_fit::FitColumns(g, y, options.iterations, nullptr, {}, options.threads);
   node_fit::BootstrapOptions bo;
   // Bounded cost for very large sweeps (node_effects_fit.h): about 2e7 element visits, at least
   // 50 rounds; past max_bootstrap_executions, the subset bootstrap.

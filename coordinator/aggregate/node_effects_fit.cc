@@ -187,27 +187,43 @@ bool Connected(const std::vector<Obs>& obs, int rows, int cols) {
 }
 
 std::vector<double> FitColumns(const Grid& g, const std::vector<double>& y, int iterations,
-                               std::vector<double>* row_out, const std::vector<double>& start) {
+                               std::vector<double>* row_out, const std::vector<double>& start,
+                               int threads) {
   std::vector<double> row(static_cast<size_t>(g.rows), 0.0), col(static_cast<size_t>(g.cols), 0.0);
   if (start.size() == col.size()) col = start;
   std::vector<double> prev = col, buf(y.size());
   std::vector<std::vector<double>> by_col(col.size());
   std::vector<ColumnMedian> col_median(col.size());
+  const size_t parts = static_cast<size_t>(std::max(1, threads));
+  // fn(part) for part = 0 .. parts - 1, on parts threads (this one included).
+  auto in_parallel = [parts](const auto& fn) {
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < parts; ++t) pool.emplace_back(fn, t);
+    fn(size_t{0});
+    for (auto& th : pool) th.join();
+  };
+  const size_t rows = static_cast<size_t>(g.rows);
   for (int it = 0; it < iterations; ++it) {
-    for (size_t i = 0; i < y.size(); ++i) buf[i] = y[i] - col[static_cast<size_t>(g.obs[i].col)];
-    for (size_t r = 0; r < static_cast<size_t>(g.rows); ++r) {
-      if (g.offset[r + 1] > g.offset[r]) {
+    in_parallel([&](size_t part) {  // rows [rows * part / parts, rows * (part + 1) / parts)
+      for (size_t r = rows * part / parts; r < rows * (part + 1) / parts; ++r) {
+        if (g.offset[r + 1] == g.offset[r]) continue;
+        for (size_t i = g.offset[r]; i < g.offset[r + 1]; ++i) {
+          buf[i] = y[i] - col[static_cast<size_t>(g.obs[i].col)];
+        }
         row[r] = MedianOfRange(buf.data() + g.offset[r], buf.data() + g.offset[r + 1]);
       }
-    }
-    for (auto& v : by_col) v.clear();
-    for (size_t i = 0; i < y.size(); ++i) {
-      by_col[static_cast<size_t>(g.obs[i].col)].push_back(y[i] -
-                                                          row[static_cast<size_t>(g.obs[i].row)]);
-    }
-    for (size_t c = 0; c < col.size(); ++c) {
-      if (!by_col[c].empty()) col[c] = col_median[c](&by_col[c]);
-    }
+    });
+    in_parallel([&](size_t part) {  // columns part, part + parts, ...
+      for (size_t c = part; c < col.size(); c += parts) {
+        by_col[c].clear();
+        for (size_t i = 0; i < y.size(); ++i) {
+          if (static_cast<size_t>(g.obs[i].col) == c) {
+            by_col[c].push_back(y[i] - row[static_cast<size_t>(g.obs[i].row)]);
+          }
+        }
+        if (!by_col[c].empty()) col[c] = col_median[c](&by_col[c]);
+      }
+    });
     std::vector<double> tmp = col;
     const double centre = stats::MedianInPlace(&tmp);
     double moved = 0;

@@ -49,10 +49,11 @@ bool Connected(const std::vector<Obs>& obs, int rows, int cols);
 // Alternating medians over `y` (one value per g.obs, in its order): row[r] = median(y - col),
 // col[c] = median(y - row), col centred on its median; from `start` column effects (empty: all
 // 0) until no column effect moves by more than 1e-7 or after `iterations` sweeps. Returns the
-// column effects; `row_out` (optional) receives the row effects.
+// column effects; `row_out` (optional) receives the row effects. Each sweep's rows, then its
+// columns, are split over `threads` threads (the same result for any count).
 std::vector<double> FitColumns(const Grid& g, const std::vector<double>& y, int iterations,
                                std::vector<double>* row_out = nullptr,
-                               const std::vector<double>& start = {});
+                               const std::vector<double>& start = {}, int threads = 1);
 
 struct BootstrapOptions {
   int rounds = 50;

@@ -202,7 +202,7 @@ TEST(NodeEffectsFit, SubsetBootstrapCoversTheTruth) {
   EXPECT_LT(width_subset / width_whole, 1.33);
 }
 
-// The bootstrap's rounds split over threads give the same CIs.
+// The fit's sweeps and the bootstrap's rounds split over threads give the same estimates and CIs.
 TEST(NodeEffectsFit, ThreadsGiveTheSameResult) {
   const auto attempts = SlowNodeSweep(7);
   NodeEffectsOptions one, two;
@@ -210,6 +210,7 @@ TEST(NodeEffectsFit, ThreadsGiveTheSameResult) {
   const auto a = EstimateNodeEffects(attempts, "time_ms", 3, one);
   const auto b = EstimateNodeEffects(attempts, "time_ms", 3, two);
   ASSERT_EQ(a.nodes.size(), 2u);
+  EXPECT_EQ(a.nodes[1].effect, b.nodes[1].effect);
   EXPECT_EQ(a.nodes[1].ci_low, b.nodes[1].ci_low);
   EXPECT_EQ(a.nodes[1].ci_high, b.nodes[1].ci_high);
   EXPECT_EQ(a.applied, b.applied);

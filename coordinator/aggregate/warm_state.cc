@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 #include <utility>
 
 #include "common/space/value.h"
@@ -29,19 +30,42 @@ struct Execution {
   double log_median = 0;
 };
 
+using Blocks = std::vector<std::pair<std::string, std::vector<Execution>>>;
+
 // Executions with a position and a finite positive median, by (config, node): the blocks are
-// keyed by the text "<config>\x1f<node>" (their order is the permutation test's).
-std::map<std::string, std::vector<Execution>> Collect(const ExecutionLog& log) {
-  std::map<std::pair<int32_t, int32_t>, std::vector<Execution>> by_ids;
-  for (const LoggedExecution& a : log.executions()) {
+// keyed by the text "<config>\x1f<node>" and in its order (the permutation test's order).
+Blocks Collect(const ExecutionLog& log) {
+  struct Tagged {
+    int32_t config, node;
+    size_t index;  // in log order: a block keeps its executions in the order they were logged
+  };
+  std::vector<Tagged> tagged;
+  const auto& executions = log.executions();
+  for (size_t i = 0; i < executions.size(); ++i) {
+    const LoggedExecution& a = executions[i];
     if (a.position < 1) continue;
     if (!(a.median > 0)) continue;  // no samples (NaN) or a non-positive median
-    by_ids[{a.config, a.node}].push_back({a.position, a.session, std::log(a.median)});
+    tagged.push_back({a.config, a.node, i});
   }
-  std::map<std::string, std::vector<Execution>> blocks;
-  for (auto& [ids, execs] : by_ids) {
-    blocks[log.key(ids.first) + "\x1f" + log.node(ids.second)] = std::move(execs);
+  std::sort(tagged.begin(), tagged.end(), [](const Tagged& x, const Tagged& y) {
+    return std::tie(x.config, x.node, x.index) < std::tie(y.config, y.node, y.index);
+  });
+  Blocks blocks;
+  for (size_t i = 0; i < tagged.size();) {
+    size_t j = i;
+    std::vector<Execution> execs;
+    for (; j < tagged.size() && tagged[j].config == tagged[i].config &&
+           tagged[j].node == tagged[i].node;
+         ++j) {
+      const LoggedExecution& a = executions[tagged[j].index];
+      execs.push_back({a.position, a.session, std::log(a.median)});
+    }
+    blocks.emplace_back(log.key(tagged[i].config) + "\x1f" + log.node(tagged[i].node),
+                        std::move(execs));
+    i = j;
   }
+  std::sort(blocks.begin(), blocks.end(),
+            [](const auto& x, const auto& y) { return x.first < y.first; });
   return blocks;
 }
 
@@ -125,8 +149,8 @@ void RunTest(std::vector<LabelledBlock> blocks, const std::vector<double>& chang
 
 // Block permutation test of group a vs group b; `group(e)` is 0 (a), 1 (b) or -1 (left out).
 template <class Group>
-WarmStateTest Test(const std::map<std::string, std::vector<Execution>>& blocks, Group group,
-                   const WarmStateOptions& options, uint64_t salt) {
+WarmStateTest Test(const Blocks& blocks, Group group, const WarmStateOptions& options,
+                   uint64_t salt) {
   WarmStateTest t;
   std::vector<LabelledBlock> labelled;
   std::vector<double> changes;
@@ -158,19 +182,22 @@ WarmStateTest Test(const std::map<std::string, std::vector<Execution>>& blocks, 
 // log medians; a session spanning several blocks pools its executions of all of them). Blocks
 // with executions of fewer than two sessions carry no information and are left out. change: the
 // median over informative blocks of (highest - lowest session mean), as a ratio - 1.
-WarmStateTest BetweenSessions(const std::map<std::string, std::vector<Execution>>& blocks,
+WarmStateTest BetweenSessions(const Blocks& blocks, int32_t sessions,
                               const WarmStateOptions& options) {
   WarmStateTest t;
-  std::map<int32_t, int> level;  // session -> its level index
+  std::vector<int> level(static_cast<size_t>(std::max(0, sessions)), -1);  // session -> level
+  int levels = 0;
   std::vector<LabelledBlock> labelled;
   std::vector<double> spreads;
   for (const auto& [key, execs] : blocks) {
-    std::map<int32_t, std::pair<double, int>> means;
+    std::vector<std::pair<int32_t, std::pair<double, int>>> means;  // a block meets few sessions
     for (const Execution& e : execs) {
       if (e.session < 0) continue;
-      auto& m = means[e.session];
-      m.first += e.log_median;
-      ++m.second;
+      auto m = std::find_if(means.begin(), means.end(),
+                            [&](const auto& x) { return x.first == e.session; });
+      if (m == means.end()) m = means.insert(means.end(), {e.session, {0.0, 0}});
+      m->second.first += e.log_median;
+      ++m->second.second;
     }
     if (means.size() < 2) continue;
     Observations obs;
@@ -181,7 +208,8 @@ WarmStateTest BetweenSessions(const std::map<std::string, std::vector<Execution>
     }
     for (const Execution& e : execs) {
       if (e.session < 0) continue;
-      const int l = level.emplace(e.session, static_cast<int>(level.size())).first->second;
+      int& l = level[static_cast<size_t>(e.session)];
+      if (l < 0) l = levels++;
       obs.emplace_back(l, e.log_median);
     }
     ++t.blocks;
@@ -221,7 +249,7 @@ WarmStateAudit AuditWarmState(const ExecutionLog& log, const WarmStateOptions& o
       blocks,
       [split](const Execution& e) { return e.position < 2 ? -1 : (e.position <= split ? 0 : 1); },
       options, 0x5eed2);
-  w.between_sessions = BetweenSessions(blocks, options);
+  w.between_sessions = BetweenSessions(blocks, log.session_count(), options);
   if (w.first_vs_later.verdict == "inconclusive" || w.first_vs_later.verdict == "untested") {
     w.note =
         "too few first executions beside later ones of the same configuration to test the first "
