@@ -213,14 +213,13 @@ std::vector<double> FitColumns(const Grid& g, const std::vector<double>& y, int 
         row[r] = MedianOfRange(buf.data() + g.offset[r], buf.data() + g.offset[r + 1]);
       }
     });
-    in_parallel([&](size_t part) {  // columns part, part + parts, ...
+    in_parallel([&](size_t part) {  // columns part, part + parts, ...: one pass over y each
+      for (size_t c = part; c < col.size(); c += parts) by_col[c].clear();
+      for (size_t i = 0; i < y.size(); ++i) {
+        const size_t c = static_cast<size_t>(g.obs[i].col);
+        if (c % parts == part) by_col[c].push_back(y[i] - row[static_cast<size_t>(g.obs[i].row)]);
+      }
       for (size_t c = part; c < col.size(); c += parts) {
-        by_col[c].clear();
-        for (size_t i = 0; i < y.size(); ++i) {
-          if (static_cast<size_t>(g.obs[i].col) == c) {
-            by_col[c].push_back(y[i] - row[static_cast<size_t>(g.obs[i].row)]);
-          }
-        }
         if (!by_col[c].empty()) col[c] = col_median[c](&by_col[c]);
       }
     });
