@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <iostream>
 
+#include "common/store/parse_ahead.h"
 #include "common/store/store_checks.h"
 #include "google/protobuf/arena.h"
 
@@ -375,22 +376,11 @@ Status FileStore::ForEachAttempt(const std::string& sweep,
   FS_RETURN_IF_ERROR(CheckSweepName(sweep));
   auto it = sweeps_.find(sweep);
   if (it == sweeps_.end()) return Status::Ok();
-  // Parsed on an arena, freed 256 at a time: an attempt's info map and samples are a dozen
-  // allocations each, which dominated the read-back of a large sweep.
-  google::protobuf::Arena arena;
-  int on_arena = 0;
-  return ReadBodies(it->second.attempts, [&](std::string_view body, uint64_t offset) {
-    if (++on_arena > 256) {
-      arena.Reset();
-      on_arena = 1;
-    }
-    auto* a = google::protobuf::Arena::CreateMessage<v1::Attempt>(&arena);
-    if (!a->ParseFromArray(body.data(), static_cast<int>(body.size()))) {
-      return Status::DataLoss("file store " + log_path() + ": undecodable Attempt at byte " +
-                              std::to_string(offset));
-    }
-    return visit(*a);
-  });
+  // Parsed on arenas one batch ahead, on a second thread (parse_ahead.h). The list of bodies is
+  // copied first: a `visit` that appends through this store cannot move it under the reader.
+  const std::vector<BodyRef> refs = it->second.attempts;
+  return ParseAttemptsAhead([&](const EmitBody& emit) { return ReadBodies(refs, emit); },
+                            log_path(), visit);
 }
 
 StatusOr<std::vector<v1::Attempt>> FileStore::LoadAttempts(const std::string& sweep) {
