@@ -2,6 +2,7 @@
 // audits' verdicts and the winner or tied set; and the text helpers results.json shares
 // (results_text.h).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <sstream>
@@ -52,6 +53,26 @@ std::string FailureExamples(const SweepResult& r) {
 }
 
 }  // namespace
+
+// How far apart the tied set's medians lie, and what would separate them ("" when a tied
+// configuration has no median).
+std::string TiedSpan(const SweepResult& r) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (int k : r.tied) {
+    const double m = r.configs[static_cast<size_t>(k)].primary.median;
+    if (!(m > 0)) return "";
+    lo = std::min(lo, m);
+    hi = std::max(hi, m);
+  }
+  if (r.tied.size() < 2) return "";
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "  (their medians span %.4g-%.4g %s, %.1f%% apart: too few or too noisy "
+                "executions to separate them; more executions (repetitions.max) or a quieter "
+                "machine could)\n",
+                lo, hi, r.metric.c_str(), 100 * (hi / lo - 1));
+  return line;
+}
 
 std::string SummaryTable(const SweepResult& r, int rows) {
   std::ostringstream o;
@@ -166,9 +187,12 @@ std::string SummaryTable(const SweepResult& r, int rows) {
     o << "no defensible winner: " << r.tied.size()
       << " configurations are statistically tied for best"
       << (r.valid ? "" : " (and the sweep is invalid)") << ":\n";
+    o << TiedSpan(r);
     for (size_t k = 0; k < r.tied.size() && k < 10; ++k) {
       o << "  " << ParamsText(r.configs[r.tied[k]]) << "\n";
     }
+    if (r.tied.size() > 10)
+      o << "  ... and " << r.tied.size() - 10 << " more (results.csv: tied)\n";
   } else {
     o << "no configuration produced samples\n";
   }

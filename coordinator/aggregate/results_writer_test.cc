@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -175,6 +176,24 @@ TEST_F(ResultsDir, AnInterruptedSweepSaysSoAndCountsWhatNeverRan) {
   const std::string table = SummaryTable(r, 3);
   EXPECT_NE(table.find("INTERRUPTED"), std::string::npos) << table;
   EXPECT_NE(table.find("12 of 1000000; 999988 never ran"), std::string::npos) << table;
+}
+
+// A tie says how close its members are: A=1..3 are 0.1% apart (a tie), A=4..12 clearly slower.
+TEST_F(ResultsDir, ATieSaysHowFarApartItsMediansAre) {
+  const SweepResult r = TwelveConfigs(0.001);
+  ASSERT_LT(r.winner, 0);
+  ASSERT_EQ(r.tied.size(), 3u);
+  const std::string table = SummaryTable(r, 3);
+  const size_t at = table.find("their medians span 10.0");
+  ASSERT_NE(at, std::string::npos) << table;
+  const size_t unit = table.find(" time_ms, ", at);
+  ASSERT_NE(unit, std::string::npos) << table;
+  const double apart = std::strtod(table.c_str() + unit + 10, nullptr);  // "0.1% apart"
+  EXPECT_GT(apart, 0.0) << table;
+  EXPECT_LT(apart, 0.5) << table;
+  EXPECT_NE(table.find("% apart: too few or too noisy executions to separate them"),
+            std::string::npos)
+      << table;
 }
 
 }  // namespace
