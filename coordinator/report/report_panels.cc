@@ -95,10 +95,14 @@ void ProgressSection(const ReportData& d, const ReportExecutions& e, std::ostrin
     points.push_back({(end_ms - static_cast<double>(e.first_start_ms)) / 60000.0, value});
   }
   if (points.empty()) return;
-  o << "<section id=\"progress\"><h2>Progress over time</h2><p class=\"muted\">Every successful "
-       "execution's "
+  const size_t stride = ProgressStride(points.size());
+  o << "<section id=\"progress\"><h2>Progress over time</h2><p class=\"muted\">"
+    << (stride == 1 ? "Every successful execution's "
+                    : "Every " + std::to_string(stride) +
+                          "th successful execution's (in time order), and every one that set a "
+                          "new best: ")
     << HtmlEscape(d.metric) << " when it finished (" << points.size() << " executions, " << failed
-    << " failed), and the best execution so far (line).</p>"
+    << " failed), and the best execution so far (line, from every execution).</p>"
     << SvgProgressChart(points, d.lower_is_better, d.metric) << "</section>\n";
 }
 

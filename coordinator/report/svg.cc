@@ -219,8 +219,13 @@ std::string SvgStripChart(const std::vector<StripRow>& rows, const std::string& 
   return o.str();
 }
 
+size_t ProgressStride(size_t points, size_t max_dots) {
+  if (max_dots == 0 || points <= max_dots) return 1;
+  return (points + max_dots - 1) / max_dots;
+}
+
 std::string SvgProgressChart(const std::vector<ProgressPoint>& points, bool lower_is_better,
-                             const std::string& value_label) {
+                             const std::string& value_label, size_t max_dots) {
   if (points.empty()) return "";
   double t_hi = 0, lo = INFINITY, hi = -INFINITY;
   for (const auto& p : points) {
@@ -254,11 +259,15 @@ std::string SvgProgressChart(const std::vector<ProgressPoint>& points, bool lowe
             [](const ProgressPoint& a, const ProgressPoint& b) { return a.minutes < b.minutes; });
   std::string path;
   double best = NAN;
+  const size_t stride = ProgressStride(sorted.size(), max_dots);
+  size_t k = 0;
   for (const auto& p : sorted) {
     if (!std::isfinite(p.value)) continue;
-    o << "<circle cx=\"" << Num(X(p.minutes)) << "\" cy=\"" << Num(Y(p.value))
-      << "\" r=\"2.5\" class=\"exe\"/>";
     const bool better = !std::isfinite(best) || (lower_is_better ? p.value < best : p.value > best);
+    if (k++ % stride == 0 || better) {
+      o << "<circle cx=\"" << Num(X(p.minutes)) << "\" cy=\"" << Num(Y(p.value))
+        << "\" r=\"2.5\" class=\"exe\"/>";
+    }
     if (better) {
       path += (path.empty() ? "M" : " H" + Num(X(p.minutes)) + " V") +
               (path.empty() ? Num(X(p.minutes)) + " " : "") + Num(Y(p.value));

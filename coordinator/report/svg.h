@@ -48,12 +48,18 @@ std::string SvgStripChart(const std::vector<StripRow>& rows, const std::string& 
                           double plot_width = 560);
 
 // Progress over time: each execution's value at the time it finished (dots; failed executions
-// are not values) and the best value so far (a step line). x in minutes since the first start.
+// are not values) and the best value so far (a step line, from every point). x in minutes since
+// the first start. Past `max_dots` points, every ProgressStride-th point in time order is drawn,
+// and every point that set a new best (a page of 300,000 dots was 16 MB and took seconds to
+// write and to open).
 struct ProgressPoint {
   double minutes = 0, value = 0;
 };
+inline constexpr size_t kMaxProgressDots = 4000;
+// 1 when `points` <= max_dots, else the stride that draws at most max_dots of them.
+size_t ProgressStride(size_t points, size_t max_dots = kMaxProgressDots);
 std::string SvgProgressChart(const std::vector<ProgressPoint>& points, bool lower_is_better,
-                             const std::string& value_label);
+                             const std::string& value_label, size_t max_dots = kMaxProgressDots);
 
 // Parallel coordinates (what optuna-dashboard calls its parallel-coordinate plot): one vertical
 // axis per parameter, its levels evenly spaced in the order given (first at the bottom), and a

@@ -42,6 +42,33 @@ TEST(Svg, IntervalChartHasOneMarkPerRowAndEscapesLabels) {
   EXPECT_EQ(report::SvgIntervalChart({}, "ms"), "");
 }
 
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// Past the cap, every stride-th point and every new best are drawn; the best line is the same
+// as when every point is drawn.
+TEST(Svg, ProgressChartCapsItsDotsAndKeepsTheBestLine) {
+  std::vector<report::ProgressPoint> points;
+  for (int i = 0; i < 10000; ++i) {  // values falling in steps: a new best every 1000 points
+    points.push_back({i / 100.0, 10.0 - i / 1000 + 0.5 * ((i * 7919) % 13) / 13.0});
+  }
+  const std::string all = report::SvgProgressChart(points, true, "ms", 0);
+  const std::string capped = report::SvgProgressChart(points, true, "ms", 1000);
+  EXPECT_EQ(Count(all, "<circle"), 10000u);
+  EXPECT_EQ(report::ProgressStride(10000, 1000), 10u);
+  const size_t drawn = Count(capped, "<circle");
+  EXPECT_GE(drawn, 1000u);
+  EXPECT_LE(drawn, 1000u + 30u) << "the stride's dots plus the few new bests";
+  const size_t path = all.find("<path");
+  ASSERT_NE(path, std::string::npos);
+  EXPECT_EQ(all.substr(path), capped.substr(capped.find("<path")));
+  EXPECT_EQ(report::ProgressStride(1000, 1000), 1u);
+  EXPECT_EQ(report::ProgressStride(1001, 1000), 2u);
+}
+
 TEST(Svg, HeatmapMarksBestCellGreenAndEmptyCellsGrey) {
   report::Heatmap m;
   m.x_name = "x";
@@ -52,12 +79,6 @@ TEST(Svg, HeatmapMarksBestCellGreenAndEmptyCellsGrey) {
   std::string svg = report::SvgHeatmap(m);
   EXPECT_NE(svg.find("#d8d8d8"), std::string::npos);  // the unmeasured cell
   EXPECT_NE(svg.find("#3cbe5a"), std::string::npos);  // best = green end of the scale
-}
-
-size_t Count(const std::string& text, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-  return n;
 }
 
 // The points="..." of each polyline, in document order.
