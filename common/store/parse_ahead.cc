@@ -93,11 +93,17 @@ Status ParseAttemptsAhead(const std::function<Status(const EmitBody& emit)>& rea
   });
   Status visited;
   Batch batch;
-  while (visited.ok() && queue.Pop(&batch)) {
-    for (const v1::Attempt* a : batch.attempts) {
-      visited = visit(*a);
-      if (!visited.ok()) break;
+  try {
+    while (visited.ok() && queue.Pop(&batch)) {
+      for (const v1::Attempt* a : batch.attempts) {
+        visited = visit(*a);
+        if (!visited.ok()) break;
+      }
     }
+  } catch (...) {  // the reader is stopped and joined before the exception goes on
+    queue.Stop();
+    reader.join();
+    throw;
   }
   if (!visited.ok()) queue.Stop();
   reader.join();

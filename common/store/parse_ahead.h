@@ -8,6 +8,7 @@
 // thread, in the same order. The first error stops both threads and is returned: read's own, an
 // undecodable body (kDataLoss naming `log_path` and the byte offset), or visit's. `read` must not
 // touch anything the caller changes while visiting (FileStore copies its list of bodies first).
+// An exception thrown by `visit` stops and joins the reader, then propagates.
 //
 // Thread-safety: one call starts and joins its own reader thread.
 #pragma once

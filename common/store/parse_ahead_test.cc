@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,18 @@ TEST(ParseAheadTest, AVisitorErrorStopsTheReaderAndIsReturned) {
   EXPECT_EQ(st.code(), StatusCode::kInternal);
   EXPECT_EQ(st.message(), "enough");
   EXPECT_EQ(visits, 300);
+}
+
+TEST(ParseAheadTest, AVisitorExceptionStopsTheReaderAndPropagates) {
+  const auto bodies = Bodies(5000);
+  int visits = 0;
+  EXPECT_THROW(ParseAttemptsAhead(Reader(bodies), "log",
+                                  [&](const v1::Attempt&) -> Status {
+                                    if (++visits == 10) throw std::runtime_error("boom");
+                                    return Status::Ok();
+                                  }),
+               std::runtime_error);
+  EXPECT_EQ(visits, 10);
 }
 
 TEST(ParseAheadTest, AReadErrorIsReturnedAfterTheAttemptsBeforeIt) {
