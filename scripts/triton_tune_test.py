@@ -233,15 +233,15 @@ class MoePartsTest(unittest.TestCase):
         self.assertIn("| 0.973 |", text)  # (0.9 + 0.05 + 0.5 + 0.01) / 1.5
 
     def test_bad_tile_set_is_refused_first(self):
-        p = subprocess.run([sys.executable, os.path.join(HERE, "triton_moe_parts.py"), "--configs",
-                            "128/256/64", "--out", tempfile.mkdtemp()], capture_output=True,
-                           text=True, timeout=60)
+        def parts(*args):
+            return subprocess.run([sys.executable, os.path.join(HERE, "triton_moe_parts.py"), *args,
+                                   "--out", tempfile.mkdtemp()], capture_output=True, text=True,
+                                  timeout=60)
+        p = parts("--configs", "128/256/64")
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("128/256/64", p.stderr)
         self.assertNotIn("No module named 'torch'", p.stderr)
-        p = subprocess.run([sys.executable, os.path.join(HERE, "triton_moe_parts.py"), "--ms",
-                            "1024,x", "--out", tempfile.mkdtemp()], capture_output=True,
-                           text=True, timeout=60)
+        p = parts("--ms", "1024,x")
         self.assertEqual(p.returncode, 2)
         self.assertIn("1024,x", p.stderr)
         self.assertNotIn("Traceback", p.stderr)

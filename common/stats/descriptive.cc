@@ -27,15 +27,20 @@ double Lerp(double a, double b, double t) {
 
 }  // namespace
 
+double MedianInPlace(double* first, double* last) {
+  FS_CHECK(last > first);
+  const size_t n = static_cast<size_t>(last - first);
+  const size_t mid = n / 2;
+  std::nth_element(first, first + mid, last);
+  const double upper = first[mid];
+  if (n % 2 == 1) return upper;
+  const double lower = *std::max_element(first, first + mid);
+  return (lower + upper) / 2;
+}
+
 double MedianInPlace(std::vector<double>* buf) {
   FS_CHECK(!buf->empty());
-  const size_t n = buf->size();
-  const size_t mid = n / 2;
-  std::nth_element(buf->begin(), buf->begin() + mid, buf->end());
-  const double upper = (*buf)[mid];
-  if (n % 2 == 1) return upper;
-  const double lower = *std::max_element(buf->begin(), buf->begin() + mid);
-  return (lower + upper) / 2;
+  return MedianInPlace(buf->data(), buf->data() + buf->size());
 }
 
 double MedianOf(std::vector<double> v) {

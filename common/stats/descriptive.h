@@ -61,6 +61,8 @@ StatusOr<Summary> Summarize(const std::vector<double>& xs);
 // Building blocks for hot loops. They skip input validation (the caller has checked the sample),
 // reorder *buf in place and require a non-empty buffer (FS_CHECK otherwise).
 double MedianInPlace(std::vector<double>* buf);
+// The same over the non-empty range [first, last).
+double MedianInPlace(double* first, double* last);
 double QuantileInPlace(std::vector<double>* buf, double q);
 // Median of a copy of `v` (the caller's vector is not reordered), 0 for an empty one; no
 // validation (the scheduler and the aggregator use it on samples they have checked).

@@ -8,18 +8,10 @@
 
 #include "common/stats/descriptive.h"
 #include "common/stats/rng.h"
+#include "common/stats/seeded_subset.h"
 
 namespace fleetsweep::node_fit {
 namespace {
-
-// Median of [first, last) (non-empty), reordered in place; the mean of the middle two for an
-// even count (as stats::MedianInPlace).
-double MedianOfRange(double* first, double* last) {
-  const size_t n = static_cast<size_t>(last - first), mid = n / 2;
-  std::nth_element(first, first + mid, last);
-  if (n % 2 == 1) return first[mid];
-  return (*std::max_element(first, first + mid) + first[mid]) / 2;
-}
 
 // The exact median of a column, in one pass over it when the last median's neighbourhood still
 // holds it: the values in [lo, hi] (kWindowRanks ranks either side of the last median) are
@@ -87,16 +79,13 @@ uint64_t RowHash(size_t r, uint64_t seed) {
 // (the caller then bootstraps all of g).
 bool SubsetRows(const Grid& g, const std::vector<double>& y, size_t target, uint64_t seed,
                 Grid* out, std::vector<double>* y_out) {
-  std::vector<std::pair<uint64_t, size_t>> order;
-  for (size_t r = 0; r < static_cast<size_t>(g.rows); ++r) order.emplace_back(RowHash(r, seed), r);
-  std::sort(order.begin(), order.end());
-  std::vector<bool> keep(static_cast<size_t>(g.rows), false);
-  size_t kept = 0;
-  for (const auto& [hash, r] : order) {
-    if (kept >= target) break;
-    keep[r] = true;
-    kept += g.offset[r + 1] - g.offset[r];
+  std::vector<uint64_t> hashes;
+  std::vector<size_t> sizes;
+  for (size_t r = 0; r < static_cast<size_t>(g.rows); ++r) {
+    hashes.push_back(RowHash(r, seed));
+    sizes.push_back(g.offset[r + 1] - g.offset[r]);
   }
+  const std::vector<bool> keep = stats::SeededSubset(hashes, sizes, static_cast<double>(target));
   std::vector<Obs> obs;
   y_out->clear();
   int rows = 0;
@@ -210,7 +199,7 @@ std::vector<double> FitColumns(const Grid& g, const std::vector<double>& y, int 
         for (size_t i = g.offset[r]; i < g.offset[r + 1]; ++i) {
           buf[i] = y[i] - col[static_cast<size_t>(g.obs[i].col)];
         }
-        row[r] = MedianOfRange(buf.data() + g.offset[r], buf.data() + g.offset[r + 1]);
+        row[r] = stats::MedianInPlace(buf.data() + g.offset[r], buf.data() + g.offset[r + 1]);
       }
     });
     in_parallel([&](size_t part) {  // columns part, part + parts, ...: one pass over y each

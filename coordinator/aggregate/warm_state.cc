@@ -9,6 +9,7 @@
 #include "common/space/value.h"
 #include "common/stats/block_permutation.h"
 #include "common/stats/descriptive.h"
+#include "common/stats/seeded_subset.h"
 
 namespace fleetsweep {
 namespace {
@@ -101,17 +102,13 @@ std::vector<Observations> Afford(std::vector<LabelledBlock> blocks, uint64_t see
                           std::max(budget.min_resamples, static_cast<int>(budget.visits / total)));
     const double cap = budget.visits / *resamples;
     if (total > cap) {
-      std::vector<std::pair<uint64_t, size_t>> by_hash;
-      for (size_t i = 0; i < blocks.size(); ++i)
-        by_hash.emplace_back(Fnv1a64(*blocks[i].key, seed), i);
-      std::sort(by_hash.begin(), by_hash.end());
-      std::vector<bool> keep(blocks.size(), false);
-      double kept = 0;
-      for (const auto& [hash, i] : by_hash) {
-        if (kept >= cap) break;
-        keep[i] = true;
-        kept += static_cast<double>(blocks[i].obs.size());
+      std::vector<uint64_t> hashes;
+      std::vector<size_t> sizes;
+      for (const auto& b : blocks) {
+        hashes.push_back(Fnv1a64(*b.key, seed));
+        sizes.push_back(b.obs.size());
       }
+      const std::vector<bool> keep = stats::SeededSubset(hashes, sizes, cap);
       size_t w = 0;
       for (size_t i = 0; i < blocks.size(); ++i) {
         if (keep[i]) blocks[w++] = std::move(blocks[i]);

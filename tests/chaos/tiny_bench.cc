@@ -33,6 +33,8 @@
 #include <string>
 #include <thread>
 
+#include "common/stats/rng.h"
+
 namespace {
 
 // The text of "key":"..." in a request line the worker wrote (values are canonical texts without
@@ -80,20 +82,12 @@ void Escape(const char* arg) {
 
 double g_noise = 0;  // --noise
 
-// `v` times exp(g_noise * z), z a standard normal drawn from a hash of `id` (Box-Muller).
+// `v` times exp(g_noise * z), z a standard normal drawn from a hash (FNV-1a) of `id`.
 double Noisy(double v, const std::string& id) {
   if (g_noise == 0) return v;
   uint64_t h = 14695981039346656037ULL;
   for (unsigned char c : id) h = (h ^ c) * 1099511628211ULL;
-  auto next = [&h] {  // splitmix64 -> (0, 1)
-    uint64_t z = (h += 0x9E3779B97F4A7C15ULL);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return (static_cast<double>((z ^ (z >> 31)) >> 11) + 0.5) / 9007199254740992.0;
-  };
-  const double u1 = next(), u2 = next();
-  const double z = std::sqrt(-2 * std::log(u1)) * std::cos(6.283185307179586 * u2);
-  return v * std::exp(g_noise * z);
+  return v * std::exp(g_noise * fleetsweep::stats::Rng(h).StandardNormal());
 }
 
 int Serve(double value, const char* ledger, long sleep_ms, const char* escape_sleep) {
@@ -158,7 +152,12 @@ int main(int argc, char** argv) {
     } else if (a == "--escape-sleep") {
       escape_sleep = v;
     } else if (a == "--noise") {
-      g_noise = std::strtod(v, nullptr);
+      char* end = nullptr;
+      g_noise = std::strtod(v, &end);
+      if (end == v || *end != '\0' || !(g_noise >= 0) || !std::isfinite(g_noise)) {
+        std::fprintf(stderr, "tiny-bench: --noise needs a finite number >= 0, got '%s'\n", v);
+        return 2;
+      }
     } else if (a == "--garbage-bytes") {
       garbage = std::strtoll(v, nullptr, 10);
     } else {
