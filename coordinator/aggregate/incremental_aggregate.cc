@@ -118,14 +118,37 @@ IncrementalAggregate::IncrementalAggregate(const SweepSpec& spec,
   for (const auto& r : records) Append(r);
 }
 
+IncrementalAggregate::IncrementalAggregate(const SweepSpec& spec,
+                                           std::vector<v1::ConfigRecord>&& records,
+                                           AggregateOptions options)
+    : spec_(spec),
+      options_(options),
+      primary_(spec.primary_metric().name),
+      log_(spec.primary_metric().name) {
+  for (auto& r : records) AppendTaking(&r);
+}
+
 void IncrementalAggregate::Append(const v1::ConfigRecord& r) {
   Entry e;
+  SetRecordState(r, &e);
   e.base.key = r.config_key();
   for (const auto& [k, v] : r.params()) e.base.params[k] = v;
+  Insert(std::move(e));
+}
+
+void IncrementalAggregate::AppendTaking(v1::ConfigRecord* r) {
+  Entry e;
+  SetRecordState(*r, &e);
+  e.base.key = std::move(*r->mutable_config_key());
+  for (auto& [k, v] : *r->mutable_params()) e.base.params.emplace(k, std::move(v));
+  v1::ConfigRecord().Swap(r);  // r's storage goes now, not with the whole vector
+  Insert(std::move(e));
+}
+
+void IncrementalAggregate::Insert(Entry e) {
   index_[e.base.key] = entries_.size();
   entries_.push_back(std::move(e));  // dirty: its (empty) summaries are computed on Result
   ++dirty_count_;
-  UpdateRecord(r);
 }
 
 void IncrementalAggregate::Track(const v1::ConfigRecord& r) {
@@ -139,11 +162,14 @@ void IncrementalAggregate::Track(const v1::ConfigRecord& r) {
 void IncrementalAggregate::UpdateRecord(const v1::ConfigRecord& r) {
   auto it = index_.find(r.config_key());
   if (it == index_.end()) return;
-  Entry& e = entries_[it->second];
-  e.base.status = Outcome(r);
-  e.record_infeasible = r.state() == v1::CONFIG_STATE_INFEASIBLE;
-  e.record_failure_class = e.record_infeasible ? ClassName(r.last_failure()) : "";
-  e.record_failure_detail = e.record_infeasible ? r.last_failure_detail() : "";
+  SetRecordState(r, &entries_[it->second]);
+}
+
+void IncrementalAggregate::SetRecordState(const v1::ConfigRecord& r, Entry* e) {
+  e->base.status = Outcome(r);
+  e->record_infeasible = r.state() == v1::CONFIG_STATE_INFEASIBLE;
+  e->record_failure_class = e->record_infeasible ? ClassName(r.last_failure()) : "";
+  e->record_failure_detail = e->record_infeasible ? r.last_failure_detail() : "";
 }
 
 size_t IncrementalAggregate::GroupFiniteSamples(const v1::Attempt& a) {
@@ -283,6 +309,8 @@ SweepResult IncrementalAggregate::Compute(bool take) {
   std::vector<std::vector<int32_t>> unranked_log_sessions;
   unranked_log_medians.reserve(entries_.size());
   unranked_log_sessions.reserve(entries_.size());
+  // Reserved whole: its pages become resident as results are moved in, while the entries go
+  // (growing it instead measured 8% more peak RSS on a 103,823-configuration Finish).
   out.configs.reserve(entries_.size());
   std::vector<Entry*> stale;
   for (Entry& e : entries_) {

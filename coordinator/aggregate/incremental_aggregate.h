@@ -49,6 +49,10 @@ class IncrementalAggregate {
   // `records`: one per configuration (their order is the order of unranked output).
   IncrementalAggregate(const SweepSpec& spec, const std::vector<v1::ConfigRecord>& records,
                        AggregateOptions options);
+  // The same, consuming `records`: each record's key and parameter values move into its entry
+  // and the record is emptied as it is taken, so a large sweep does not hold both at once.
+  IncrementalAggregate(const SweepSpec& spec, std::vector<v1::ConfigRecord>&& records,
+                       AggregateOptions options);
 
   // Counts `a` (reference attempts and those of unknown configurations count only in the
   // sweep's totals, as in Aggregate).
@@ -93,6 +97,12 @@ class IncrementalAggregate {
     std::vector<int32_t> log_sessions;  // the session of each of them (AuditEffects)
     int primary_resamples = 0;          // bootstrap rounds of the cached primary CIs (0: none yet)
   };
+  // As Append, moving r's key and parameter values out (r is left empty).
+  void AppendTaking(v1::ConfigRecord* r);
+  // Adds entry `e` (its base.key set) to the table.
+  void Insert(Entry e);
+  // Sets e's status and record failure from r.
+  static void SetRecordState(const v1::ConfigRecord& r, Entry* e);
   // Groups `a`'s finite samples by metric (first-seen order) into groups_[0, returned count).
   size_t GroupFiniteSamples(const v1::Attempt& a);
   // The entry of configuration `key` (`logged`: its ExecutionLog key index, -1 when not

@@ -167,6 +167,40 @@ TEST(IncrementalAggregate, EqualsAFullAggregateAfterEveryRandomBatch) {
   EXPECT_GT(rest_tier, 50);
 }
 
+// Finish builds its aggregate from records it gives up (their keys and parameters move into the
+// entries): the result must equal the one built from a kept copy, infeasible records' failures
+// included, and every given-up record is left empty.
+TEST(IncrementalAggregate, ConsumedRecordsGiveTheSameResultAndAreEmptied) {
+  const SweepSpec spec = Spec();
+  AggregateOptions options;
+  options.resamples = 200;
+  for (uint64_t seed = 1; seed <= 6; ++seed) {
+    stats::Rng rng(seed);
+    options.seed = seed;
+    Sweep sweep = Records();
+    IncrementalAggregate scratch(spec, sweep.records, options);
+    for (int i = 0; i < 4; ++i) RandomRecordChange(&sweep, &rng, &scratch);
+    std::vector<v1::Attempt> all;
+    for (int i = 0; i < 60; ++i) all.push_back(RandomAttempt(sweep, &rng, i));
+    IncrementalAggregate kept(spec, sweep.records, options);
+    std::vector<v1::ConfigRecord> given = sweep.records;
+    IncrementalAggregate consumed(spec, std::move(given), options);
+    EXPECT_EQ(consumed.configurations(), 6);
+    for (const auto& r : given) {
+      EXPECT_TRUE(r.config_key().empty()) << "seed " << seed;
+      EXPECT_EQ(r.params_size(), 0) << "seed " << seed;
+    }
+    for (const auto& a : all) {
+      kept.Add(a);
+      consumed.Add(a);
+    }
+    const SweepResult want = kept.TakeResult();
+    const SweepResult got = consumed.TakeResult();
+    ASSERT_EQ(ResultsToJson(got).dump(1), ResultsToJson(want).dump(1)) << "seed " << seed;
+    EXPECT_EQ(got.configs.size(), 6u);
+  }
+}
+
 // A cancelled Result (the live audits stopping on SIGINT) refreshes nothing more, leaves what it
 // skipped dirty, and the next Result is still exactly the full Aggregate.
 TEST(IncrementalAggregate, ACancelledResultLeavesTheStateExactForTheNextOne) {

@@ -153,6 +153,8 @@ class Scheduler {
   const Status& StoreError() const { return store_error_; }
   // Attempts counted (stored and counted once), for cross-checks against what the store holds.
   const std::unordered_set<std::string>& CountedAttemptIds() const { return counted_; }
+  // Moves the counted attempt ids out (the scheduler then counts none: only before it goes).
+  std::unordered_set<std::string> TakeCountedAttemptIds() { return std::move(counted_); }
   // Leases granted and not yet returned or expired.
   int64_t OutstandingLeases() const { return leases_.outstanding(); }
   Progress GetProgress() const;
