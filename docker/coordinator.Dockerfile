@@ -30,7 +30,7 @@ ENV DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
     && apt-get install -y --no-install-recommends \
         ca-certificates \
-        libzmq5 libprotobuf32 libhiredis0.14 libyaml-cpp0.7 libspdlog1.10 libfmt9 \
+        libzmq5 libprotobuf32 libhiredis0.14 libyaml-cpp0.7 libspdlog1.10 libfmt9 libjemalloc2 \
         libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=builder /out/bin/ /usr/local/bin/

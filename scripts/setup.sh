@@ -8,7 +8,7 @@ PKGS=(
   build-essential cmake ninja-build pkg-config git
   libzmq3-dev cppzmq-dev
   libprotobuf-dev protobuf-compiler
-  libhiredis-dev zlib1g-dev
+  libhiredis-dev zlib1g-dev libjemalloc-dev
   libtorch-dev
   prometheus-cpp-dev
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libspdlog-dev libfmt-dev
