@@ -1,5 +1,6 @@
 #include "common/store/record_log.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "common/store/crc32.h"
@@ -36,6 +37,25 @@ std::string CheckRecord(std::string_view image, size_t pos, uint32_t* payload_le
   if (Crc32(h + 8, 1 + static_cast<size_t>(len)) != crc) return "CRC mismatch";
   *payload_len = len;
   return "";
+}
+
+// The tail of a scan from `pos`, the first bad record, to the end (`rest` holds it whole): a torn
+// tail, or kDataLoss when a valid record starts somewhere after `pos` (ScanLog's rule).
+StatusOr<LogScan> BadRecordTail(std::string_view rest, uint64_t pos, const std::string& name) {
+  uint32_t ignored = 0;
+  const std::string why = CheckRecord(rest, 0, &ignored);
+  for (size_t next = 1; next + kRecordHeaderSize <= rest.size(); ++next) {
+    if (CheckRecord(rest, next, &ignored).empty()) {
+      return Status::DataLoss(name + ": corrupt record at byte offset " + std::to_string(pos) +
+                              " (" + why + "), valid records follow at byte offset " +
+                              std::to_string(pos + next) + "; refusing to drop them");
+    }
+  }
+  LogScan scan;
+  scan.valid_end = pos;
+  scan.torn_tail_bytes = rest.size();
+  scan.torn_reason = why;
+  return scan;
 }
 
 }  // namespace
@@ -78,19 +98,66 @@ StatusOr<LogScan> ScanLog(std::string_view image, const std::string& name) {
       continue;
     }
     // A bad record: torn tail unless a valid record starts somewhere after it.
-    for (size_t next = pos + 1; next + kRecordHeaderSize <= image.size(); ++next) {
-      uint32_t ignored = 0;
-      if (CheckRecord(image, next, &ignored).empty()) {
-        return Status::DataLoss(name + ": corrupt record at byte offset " + std::to_string(pos) +
-                                " (" + why + "), valid records follow at byte offset " +
-                                std::to_string(next) + "; refusing to drop them");
-      }
-    }
-    scan.valid_end = pos;
-    scan.torn_tail_bytes = image.size() - pos;
-    scan.torn_reason = why;
-    return scan;
+    auto tail = BadRecordTail(image.substr(pos), pos, name);
+    if (!tail.ok()) return tail.status();
+    tail->records = std::move(scan.records);
+    return tail;
   }
+  scan.valid_end = pos;
+  return scan;
+}
+
+StatusOr<LogScan> ScanLogStream(uint64_t size, const LogReadAt& read, const std::string& name,
+                                const std::function<Status(const LogRecord&)>& visit,
+                                size_t window) {
+  std::string buf;  // the log's bytes [start, start + buf.size())
+  if (size < kLogMagic.size()) {
+    FS_RETURN_IF_ERROR(read(0, static_cast<size_t>(size), &buf));
+    return ScanLog(buf, name);
+  }
+  FS_RETURN_IF_ERROR(read(0, kLogMagic.size(), &buf));
+  if (buf != kLogMagic) return Status::DataLoss(name + ": not a fleetsweep store log (bad magic)");
+  uint64_t pos = kLogMagic.size();
+  uint64_t start = pos;
+  buf.clear();
+  std::string chunk;
+  // At least `need` bytes from pos buffered, or all that is left of the log; the bytes before
+  // pos are dropped only when more are read.
+  auto fill = [&](size_t need) -> Status {
+    const uint64_t end = start + buf.size();
+    if (end - pos >= need || end >= size) return Status::Ok();
+    buf.erase(0, static_cast<size_t>(pos - start));
+    start = pos;
+    const size_t want =
+        static_cast<size_t>(std::min<uint64_t>(std::max(need - buf.size(), window), size - end));
+    chunk.clear();
+    FS_RETURN_IF_ERROR(read(end, want, &chunk));
+    if (chunk.size() < want) size = end + chunk.size();  // the log ends sooner than it said
+    buf += chunk;
+    return Status::Ok();
+  };
+  while (pos < size) {
+    FS_RETURN_IF_ERROR(fill(kRecordHeaderSize));
+    if (start + buf.size() - pos >= kRecordHeaderSize) {
+      const uint32_t len = GetU32(buf.data() + (pos - start));
+      if (len <= kMaxRecordPayload) FS_RETURN_IF_ERROR(fill(kRecordHeaderSize + len));
+    }
+    const std::string_view view = std::string_view(buf).substr(static_cast<size_t>(pos - start));
+    uint32_t len = 0;
+    if (CheckRecord(view, 0, &len).empty()) {
+      LogRecord r;
+      r.offset = pos;
+      r.type = static_cast<RecordType>(view[8]);
+      r.payload = view.substr(kRecordHeaderSize, len);
+      FS_RETURN_IF_ERROR(visit(r));
+      pos += kRecordHeaderSize + len;
+      continue;
+    }
+    std::string rest;
+    FS_RETURN_IF_ERROR(read(pos, static_cast<size_t>(size - pos), &rest));
+    return BadRecordTail(rest, pos, name);
+  }
+  LogScan scan;
   scan.valid_end = pos;
   return scan;
 }

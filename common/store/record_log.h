@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -54,5 +55,19 @@ struct LogScan {
 // prefix of it counts as empty with a torn tail). Errors: kDataLoss for a wrong magic or mid-file
 // corruption (message names the offsets). `name` is used in messages.
 StatusOr<LogScan> ScanLog(std::string_view image, const std::string& name);
+
+// Reads up to `n` bytes of the log at `offset` into *out (fewer only at its end).
+using LogReadAt = std::function<Status(uint64_t offset, size_t n, std::string* out)>;
+
+// ScanLog over a log of `size` bytes that `read` gives, without holding it: read `window` bytes
+// at a time (more when one record is longer), each valid record handed to `visit` in order (its
+// payload points into a buffer valid only during the call). The same cases, valid_end,
+// torn_tail_bytes, torn_reason and errors as ScanLog over the whole image; the returned LogScan
+// has no records. Only from the first bad record on is the rest of the log read whole, to tell a
+// torn tail from mid-file corruption (a torn tail is short; corruption is the rare path). Errors:
+// ScanLog's, a read error, and the first error `visit` returns (the scan stops there).
+StatusOr<LogScan> ScanLogStream(uint64_t size, const LogReadAt& read, const std::string& name,
+                                const std::function<Status(const LogRecord&)>& visit,
+                                size_t window = size_t{4} << 20);
 
 }  // namespace fleetsweep

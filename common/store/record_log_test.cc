@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include "common/store/crc32.h"
 
 namespace fleetsweep {
@@ -86,6 +89,131 @@ TEST(RecordLogTest, EveryByteFlipInAnEarlierRecordIsDataLoss) {
               std::string::npos)
         << scan.status().message();
   }
+}
+
+// ScanLogStream == ScanLog on random logs: clean, torn at a random byte, a byte flipped anywhere,
+// garbage appended, a record longer than the window; windows from 1 byte to the default. Records,
+// valid_end, the torn tail, its reason and every error message must be the same.
+struct Streamed {
+  Status status;
+  std::vector<std::tuple<uint64_t, int, std::string>> records;
+  LogScan scan;
+};
+
+Streamed Stream(const std::string& image, size_t window, int* reads) {
+  Streamed out;
+  auto read = [&](uint64_t offset, size_t n, std::string* buf) {
+    ++*reads;
+    *buf = offset >= image.size() ? "" : image.substr(static_cast<size_t>(offset), n);
+    return Status::Ok();
+  };
+  auto scan = ScanLogStream(
+      image.size(), read, "t",
+      [&](const LogRecord& r) {
+        out.records.emplace_back(r.offset, static_cast<int>(r.type), std::string(r.payload));
+        return Status::Ok();
+      },
+      window);
+  out.status = scan.status();
+  if (scan.ok()) out.scan = *scan;
+  return out;
+}
+
+TEST(RecordLogTest, TheStreamedScanEqualsTheWholeImageScan) {
+  uint32_t x = 7;
+  auto next = [&](uint32_t n) {
+    x = x * 1664525u + 1013904223u;
+    return (x >> 8) % n;
+  };
+  int torn = 0, corrupt = 0, clean = 0;
+  for (int trial = 0; trial < 600; ++trial) {
+    std::string image(kLogMagic);
+    const int records = static_cast<int>(next(12));
+    for (int i = 0; i < records; ++i) {
+      std::string payload(next(5) == 0 ? 300 + next(3000) : next(60), 'a');
+      for (char& c : payload) c = static_cast<char>(next(256));
+      AppendRecord(&image, static_cast<RecordType>(1 + next(kMaxRecordType)), payload);
+    }
+    switch (next(4)) {
+      case 0:
+        break;
+      case 1:
+        image.resize(next(static_cast<uint32_t>(image.size()) + 1));
+        break;
+      case 2:
+        if (image.size() > kLogMagic.size()) {
+          const size_t at = kLogMagic.size() + next(static_cast<uint32_t>(image.size() - 8));
+          image[at] = static_cast<char>(image[at] ^ (1 + next(255)));
+        }
+        break;
+      default:
+        for (uint32_t i = 0, n = 1 + next(20); i < n; ++i)
+          image.push_back(static_cast<char>(next(256)));
+    }
+    auto whole = ScanLog(image, "t");
+    for (size_t window : {size_t{1}, size_t{5}, size_t{64}, size_t{1000}, size_t{4} << 20}) {
+      int reads = 0;
+      Streamed s = Stream(image, window, &reads);
+      const std::string at = "trial " + std::to_string(trial) + " window " + std::to_string(window);
+      ASSERT_EQ(s.status.ToString(), whole.status().ToString()) << at;
+      if (!whole.ok()) continue;
+      ASSERT_EQ(s.records.size(), whole->records.size()) << at;
+      for (size_t i = 0; i < s.records.size(); ++i) {
+        EXPECT_EQ(std::get<0>(s.records[i]), whole->records[i].offset) << at;
+        EXPECT_EQ(std::get<1>(s.records[i]), static_cast<int>(whole->records[i].type)) << at;
+        EXPECT_EQ(std::get<2>(s.records[i]), whole->records[i].payload) << at;
+      }
+      EXPECT_EQ(s.scan.valid_end, whole->valid_end) << at;
+      EXPECT_EQ(s.scan.torn_tail_bytes, whole->torn_tail_bytes) << at;
+      EXPECT_EQ(s.scan.torn_reason, whole->torn_reason) << at;
+      EXPECT_TRUE(s.scan.records.empty()) << at;
+      if (window == 1 && whole->records.size() > 1) {
+        EXPECT_GT(reads, 2) << at << ": not streamed";
+      }
+    }
+    if (!whole.ok()) {
+      ++corrupt;
+    } else if (whole->torn_tail_bytes > 0) {
+      ++torn;
+    } else {
+      ++clean;
+    }
+  }
+  // Every case was exercised.
+  EXPECT_GT(clean, 100);
+  EXPECT_GT(torn, 100);
+  EXPECT_GT(corrupt, 30);
+}
+
+// A clean log is read in windows: never more than a window (or one record) at a time, and the
+// visitor's error stops the scan.
+TEST(RecordLogTest, TheStreamedScanReadsWindowsAndStopsOnAVisitorError) {
+  std::string image = Image({std::string(100, 'a'), std::string(5000, 'b'), "c", "d"});
+  size_t largest = 0;
+  auto read = [&](uint64_t offset, size_t n, std::string* buf) {
+    largest = std::max(largest, n);
+    *buf = image.substr(static_cast<size_t>(offset), n);
+    return Status::Ok();
+  };
+  int seen = 0;
+  auto scan = ScanLogStream(
+      image.size(), read, "t",
+      [&](const LogRecord&) {
+        ++seen;
+        return Status::Ok();
+      },
+      256);
+  ASSERT_TRUE(scan.ok()) << scan.status().ToString();
+  EXPECT_EQ(seen, 4);
+  EXPECT_EQ(scan->valid_end, image.size());
+  EXPECT_LE(largest, kRecordHeaderSize + 5000) << "read one record, not the log";
+  seen = 0;
+  auto stopped = ScanLogStream(
+      image.size(), read, "t",
+      [&](const LogRecord&) { return ++seen == 2 ? Status::Internal("stop here") : Status::Ok(); },
+      256);
+  EXPECT_EQ(stopped.status().ToString(), Status::Internal("stop here").ToString());
+  EXPECT_EQ(seen, 2);
 }
 
 TEST(RecordLogTest, MagicChecks) {
