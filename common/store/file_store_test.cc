@@ -4,10 +4,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <fstream>
 #include <iterator>
 
 #include "common/store/record_log.h"
+#include "common/store/store_checks.h"
 #include "common/store/store_test_suite.h"
 #include "tests/support/temp_dir.h"
 
@@ -66,6 +68,35 @@ class FileStoreTest : public ::testing::Test {
   std::optional<TempDir> tmp_;
   std::string dir_;
 };
+
+// Attempts appended around the store's checks, as Open's replay judges them: one with a NaN
+// sample is skipped, a second one with a stored key is not counted (the first wins, info and all).
+TEST_F(FileStoreTest, OpenSkipsNonFiniteAttemptsAndKeepsTheFirstOfAKey) {
+  Populate(2);
+  auto raw = [](const v1::Attempt& a) {
+    std::string r;
+    AppendRecord(&r, RecordType::kAttempt,
+                 std::string("\x01\x00\x00\x00s", 5) + a.SerializeAsString());
+    return r;
+  };
+  v1::Attempt nan = MakeAttempt(7);
+  nan.add_samples()->set_value(std::nan(""));
+  v1::Attempt wide = MakeAttempt(8);
+  for (int i = 0; i < 200; ++i) (*wide.mutable_info())["k" + std::to_string(i)] = "v";
+  v1::Attempt again = MakeAttempt(8);  // the same key as `wide`, later: not counted
+  (*again.mutable_info())["which"] = "second";
+  WriteFile(log(), ReadFile(log()) + raw(nan) + raw(wide) + raw(again));
+  auto st = FileStore::Open(dir_);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  EXPECT_TRUE((*st)->recovery_note().empty());
+  EXPECT_EQ(*(*st)->CountAttempts("s"), 3) << "0, 1 and 8 once; the NaN one skipped";
+  auto loaded = (*st)->LoadAttempts("s");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ASSERT_EQ(loaded->size(), 3u);
+  EXPECT_EQ(AttemptKey((*loaded)[2]), AttemptKey(wide));
+  EXPECT_EQ((*loaded)[2].info_size(), wide.info_size()) << "the first of the two with one key";
+  EXPECT_EQ((*loaded)[2].info().count("which"), 0u);
+}
 
 // Each way a crash can tear the last append: recovered by truncation, earlier records kept.
 TEST_F(FileStoreTest, TornTailIsTruncatedAndEarlierRecordsKept) {
