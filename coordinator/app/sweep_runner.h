@@ -11,9 +11,10 @@
 //           their own thread, joined before Serve returns) and calls on_tick.
 //                                                   kStartOrIoFailure, kStoreLostData (6) or
 //                                                   kStoreRefusedWrites (7)
-//   Finish  reads the store back (the durable record is the truth), checks it holds every
-//           attempt the scheduler counted, aggregates, prints the summary table, writes results
-//           (and the HTML report) to --out, and judges the result (JudgeResult).
+//   Finish  frees the server and the scheduler first (nothing is served after it; it keeps what
+//           it needs of them), reads the store back (the durable record is the truth), checks it
+//           holds every attempt the scheduler counted, aggregates, prints the summary table,
+//           writes results (and the HTML report) to --out, and judges the result (JudgeResult).
 //                                                   kStartOrIoFailure, kStoreLostData,
 //                                                   kNothingSucceeded (4) or kAuditRefused (5)
 //
@@ -60,7 +61,7 @@ class SweepRunner {
   RunOutcome Serve(const std::atomic<bool>& stop);
   RunOutcome Finish();
 
-  // After Open: the bound endpoint ("tcp://127.0.0.1:41234").
+  // After Open and before Finish: the bound endpoint ("tcp://127.0.0.1:41234"); "" after Finish.
   std::string endpoint() const;
 
  private:
