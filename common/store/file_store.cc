@@ -13,7 +13,6 @@
 
 #include "common/store/parse_ahead.h"
 #include "common/store/store_checks.h"
-#include "google/protobuf/arena.h"
 
 namespace fleetsweep {
 namespace {
