@@ -4,9 +4,9 @@
 # Build from the repository root (the context must be the repo):
 #   docker build -f docker/coordinator.Dockerfile -t fleetsweep/coordinator:0.1.0 .
 #
-# Stage 1 installs the Debian -dev packages with scripts/setup.sh (the same list CI uses) and
-# builds with CMake; stage 2 keeps only the binaries and the Debian runtime libraries they link.
-# Not built in this repository's CI (no container engine there): see docs/deploy.md.
+# Stage 1 installs the Debian -dev packages a build needs with `scripts/setup.sh --build` (CI's
+# list without the test tools) and builds with CMake; stage 2 keeps only the binaries and the Debian runtime libraries they link.
+# Built and run by scripts/image-smoke.sh (not in CI: ~30 minutes on its machine); docs/deploy.md.
 
 ARG BUILDER_IMAGE=debian:bookworm
 ARG RUNTIME_IMAGE=debian:bookworm-slim
@@ -14,7 +14,7 @@ ARG RUNTIME_IMAGE=debian:bookworm-slim
 FROM ${BUILDER_IMAGE} AS builder
 ENV DEBIAN_FRONTEND=noninteractive
 COPY scripts/setup.sh /tmp/setup.sh
-RUN bash /tmp/setup.sh && rm -rf /var/lib/apt/lists/*
+RUN bash /tmp/setup.sh --build && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 # The coordinator needs no libtorch; tests are not built into images.

@@ -14,7 +14,7 @@
 # found through their RUNPATH, plus Debian's static tini as the init (tests/build/bundle_test.py
 # runs the same script on every CI run). The base image's glibc must be at least the builder's
 # (bookworm: 2.36); for an older base, build with BUILDER_IMAGE of the same distribution release
-# (scripts/setup.sh needs apt). Not built in this repository's CI (no container engine there):
+# (scripts/setup.sh needs apt). Built and run by scripts/image-smoke.sh (not in CI):
 # see docs/deploy.md.
 
 ARG BUILDER_IMAGE=debian:bookworm
@@ -22,14 +22,15 @@ ARG WORKER_BASE_IMAGE=debian:bookworm-slim
 
 FROM ${BUILDER_IMAGE} AS builder
 ENV DEBIAN_FRONTEND=noninteractive
-COPY scripts/setup.sh /tmp/setup.sh
-RUN bash /tmp/setup.sh && rm -rf /var/lib/apt/lists/*
-WORKDIR /src
-COPY . .
 # ON also builds fleetsweep-torch-bench against Debian's libtorch: CPU only, and ~700 MB of
 # libraries (Qt, ffmpeg, ...) in the bundle. GPU nodes build it against their own torch instead
 # (scripts/gpu-build.sh builds it against pip torch); the Python benchmarks ship either way.
 ARG FLEETSWEEP_WITH_TORCH=OFF
+COPY scripts/setup.sh /tmp/setup.sh
+RUN bash /tmp/setup.sh --build $([ "$FLEETSWEEP_WITH_TORCH" = ON ] && echo --torch) \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY . .
 RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
         -DFLEETSWEEP_WITH_TORCH=${FLEETSWEEP_WITH_TORCH} -DFLEETSWEEP_BUILD_TESTS=OFF \
     && ninja -C /build \
