@@ -7,7 +7,7 @@ against one process per execution (one-shot), same kernel, levels and repetition
   python3 bench/torch_session_bench.py --bench build/bin/fleetsweep-torch-bench \\
       [--kernel moe] [--param BLOCK_SIZE_M --levels 16,32,64,128] [--executions 3] \\
       [--reps 10 --warmup 2] [--dtype bfloat16] [--gpu-shapes M=1024,K=4096,N=14336,E=8,topk=2]
-      [--detail] [--no-one-shot]
+      [--detail] [--no-one-shot] [--bench-arg=--reserve-mb=8192 ...]
 
 Per execution: wall milliseconds (persistent: from the prepare request to the end line; one-shot:
 process start to exit) and the timed milliseconds (the sum of its samples). "Outside" = 1 - timed
@@ -15,7 +15,10 @@ process start to exit) and the timed milliseconds (the sum of its samples). "Out
 fingerprint, warm-up). The first persistent execution of each level includes building inputs
 (cached afterwards); the process start (to `ready`) is reported apart. Prints a Markdown table.
 --detail adds a row per persistent execution: the prepare round trip (request to `prepared`),
-the bench's own prepare_ms info line, the run round trip (request to `end`) and the timed sum.
+the bench's own prepare_ms info line and its phases (prepare_phases_ms: parameters and plan, the
+input set (built on a miss), the check's launch, the compare, the fingerprint), the run round
+trip (request to `end`) and the timed sum.
+--bench-arg passes one more argument to the bench (repeatable), e.g. --bench-arg=--reserve-mb=8192.
 --no-one-shot skips the one-shot executions (to spend less device time).
 """
 import argparse
@@ -34,7 +37,7 @@ def base_args(a):
         args += ["--gpu-shapes", a.gpu_shapes]
     if a.shapes:
         args += ["--shapes", a.shapes]
-    return args
+    return args + a.bench_arg
 
 
 def samples_of(lines):
@@ -113,7 +116,8 @@ class Session:
         t2 = time.monotonic()
         wall = (t2 - t0) * 1000
         timed, n = samples_of(lines)
-        self.detail = ((t1 - t0) * 1000, info_of(prep + lines, "prepare_ms"), (t2 - t1) * 1000)
+        self.detail = ((t1 - t0) * 1000, info_of(prep + lines, "prepare_ms"),
+                       info_of(prep + lines, "prepare_phases_ms"), (t2 - t1) * 1000)
         return wall, timed, n
 
     def close(self):
@@ -144,11 +148,13 @@ def main():
     ap.add_argument("--shapes", default="", help="shapes on the CPU (e.g. M=128,K=128,N=256,E=8,topk=2)")
     ap.add_argument("--detail", action="store_true", help="a row per persistent execution")
     ap.add_argument("--no-one-shot", action="store_true", help="skip the one-shot executions")
+    ap.add_argument("--bench-arg", action="append", default=[],
+                    help="one more argument for the bench (repeatable)")
     a = ap.parse_args()
     levels = a.levels.split(",")
-    print("# %s, kernel %s, %s levels %s, %d executions each, reps %d, warmup %d, %s"
+    print("# %s, kernel %s, %s levels %s, %d executions each, reps %d, warmup %d, %s%s"
           % (time.strftime("%Y-%m-%d %H:%M"), a.kernel, a.param, a.levels, a.executions, a.reps,
-             a.warmup, a.dtype))
+             a.warmup, a.dtype, (", bench args " + " ".join(a.bench_arg)) if a.bench_arg else ""))
     s = Session(a)
     first, warm = ([], []), ([], [])
     details = []
@@ -162,11 +168,11 @@ def main():
     s.close()
     if a.detail:
         print("| execution of level | %s | wall ms | prepare round trip ms | bench prepare_ms | "
-              "run round trip ms | timed ms |" % a.param)
-        print("|---:|---:|---:|---:|---:|---:|---:|")
-        for e, level, wall, prep, prep_ms, run, timed in details:
-            print("| %d | %s | %.1f | %.1f | %s | %.1f | %.2f |" % (e, level, wall, prep, prep_ms,
-                                                                  run, timed))
+              "its phases ms | run round trip ms | timed ms |" % a.param)
+        print("|---:|---:|---:|---:|---:|---|---:|---:|")
+        for e, level, wall, prep, prep_ms, phases, run, timed in details:
+            print("| %d | %s | %.1f | %.1f | %s | %s | %.1f | %.2f |" % (
+                e, level, wall, prep, prep_ms, phases.replace(";", " "), run, timed))
     shot = ([], [])
     for e in range(0 if a.no_one_shot else a.executions):
         for level in levels:

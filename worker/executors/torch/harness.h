@@ -72,6 +72,19 @@ CheckResult Compare(const at::Tensor& out, const at::Tensor& ref, at::ScalarType
 
 void Synchronize(const Env& env);
 
+// Wall time of the consecutive phases of a prepare: Mark(name) closes the phase that began at the
+// previous mark (or construction); Text() is "name=ms;name=ms" (3 decimals), in mark order.
+class PhaseClock {
+ public:
+  PhaseClock() : last_(std::chrono::steady_clock::now()) {}
+  void Mark(const std::string& name);
+  std::string Text() const { return text_; }
+
+ private:
+  std::chrono::steady_clock::time_point last_;
+  std::string text_;
+};
+
 // Number of input copies to rotate: on CUDA enough that copies * bytes_per_copy > L2 (at least 2,
 // at most 256); on CPU 2.
 int RotationCopies(const Env& env, int64_t bytes_per_copy);
@@ -266,6 +279,11 @@ class FamilyServer : public ExecutionServer {
     }
     if (!CheckUnreadShapes(shapes_, Family::kName, out_)) return false;
     if (env_.cuda) at::empty({1}, env_.F32());  // the CUDA context exists before ready
+    if (env_.cuda && options_.reserve_mb > 0) {
+      // Freed at once: the block stays in libtorch's caching allocator, later buffers split it.
+      at::empty({options_.reserve_mb << 20}, at::TensorOptions().dtype(at::kByte).device(env_.device));
+      out_.Info("reserved_mb", std::to_string(options_.reserve_mb));
+    }
     EmitProcessInfo(env_, shapes_, Family::kName);
     out_.Info("session", "persistent: inputs and reference outputs cached across executions");
     return true;
@@ -273,6 +291,7 @@ class FamilyServer : public ExecutionServer {
 
   int PrepareOnce(const BenchOptions& options) {
     const auto t0 = std::chrono::steady_clock::now();
+    PhaseClock phases;
     ParamReader params(options, Family::kSurface);
     KernelPlan<Inputs> plan;
     ExecError err = family_.Plan(params, env_, &plan);
@@ -281,14 +300,20 @@ class FamilyServer : public ExecutionServer {
       return err.exit_code;
     }
     EmitParamInfo(params, out_);
+    phases.Mark("plan");
     bool hit = false;
     Cached& c = Entry(plan, &hit);
+    if (!hit) Synchronize(env_);
+    phases.Mark("inputs");
     out_.Info("input_cache", std::string(hit ? "hit" : "miss") +
                                  (retried_after_oom_ ? " (rebuilt after out of memory)" : ""));
     retried_after_oom_ = false;
     at::Tensor got;
     OpTrace trace = TraceOps([&] { got = plan.run(c.fresh); });
+    Synchronize(env_);
+    phases.Mark("check_run");
     CheckResult r = Compare(got, c.reference, env_.dtype, plan.kernel);
+    phases.Mark("compare");
     out_.Check(r.passed, r.max_rel_error, r.tolerance, r.detail);
     if (!r.passed) {
       out_.Error("wrong_result", r.detail);
@@ -296,6 +321,8 @@ class FamilyServer : public ExecutionServer {
     }
     EmitFingerprint(trace, out_);
     Synchronize(env_);
+    phases.Mark("fingerprint");
+    out_.Info("prepare_phases_ms", phases.Text());
     out_.Info("prepare_ms", std::to_string(std::chrono::duration<double, std::milli>(
                                                std::chrono::steady_clock::now() - t0)
                                                .count()));

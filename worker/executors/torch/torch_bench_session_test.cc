@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -188,6 +189,13 @@ TEST(TorchBenchSession, OneProcessServesManyExecutionsWithTheirOwnFingerprints) 
   EXPECT_EQ(InfoOf(r.answers[7].lines, "input_cache"), "hit");
   EXPECT_EQ(InfoOf(r.answers[3].lines, "consumed_params"), "BLOCK_SIZE_M=16");
   EXPECT_EQ(InfoOf(r.answers[7].lines, "consumed_params"), "BLOCK_SIZE_M=4,BLOCK_SIZE_N=16");
+  // Each prepare says where its time went, phase by phase, in order.
+  for (size_t at : {1u, 3u}) {
+    const std::string phases = InfoOf(r.answers[at].lines, "prepare_phases_ms");
+    EXPECT_TRUE(std::regex_match(phases, std::regex("plan=[0-9.]+;inputs=[0-9.]+;check_run=[0-9.]+;"
+                                                    "compare=[0-9.]+;fingerprint=[0-9.]+")))
+        << phases;
+  }
 }
 
 TEST(TorchBenchSession, InputsDependingOnAParameterAreCachedPerValue) {
