@@ -202,7 +202,8 @@ CheckResult Compare(const at::Tensor& out, const at::Tensor& ref, at::ScalarType
 void PhaseClock::Mark(const std::string& name) {
   const auto now = std::chrono::steady_clock::now();
   char ms[32];
-  std::snprintf(ms, sizeof ms, "%.3f", std::chrono::duration<double, std::milli>(now - last_).count());
+  std::snprintf(ms, sizeof ms, "%.3f",
+                std::chrono::duration<double, std::milli>(now - last_).count());
   if (!text_.empty()) text_ += ';';
   text_ += name + "=" + ms;
   last_ = now;

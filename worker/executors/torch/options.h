@@ -35,10 +35,10 @@ struct BenchOptions {
   // libtorch's caching allocator, so that a configuration's first launch finds its buffers cached
   // instead of calling cudaMalloc. 0 = none.
   int64_t reserve_mb = 0;
-  bool skip_check = false;        // for the floors mode only; kernels always check
-  ShapeMap shapes;                // --shapes (CPU, or any device when gpu_shapes is empty)
-  ShapeMap gpu_shapes;            // --gpu-shapes (used when the device is cuda)
-  std::string shapes_env;         // $FLEETSWEEP_SHAPES, overrides single keys on any device
+  bool skip_check = false;  // for the floors mode only; kernels always check
+  ShapeMap shapes;          // --shapes (CPU, or any device when gpu_shapes is empty)
+  ShapeMap gpu_shapes;      // --gpu-shapes (used when the device is cuda)
+  std::string shapes_env;   // $FLEETSWEEP_SHAPES, overrides single keys on any device
   std::map<std::string, std::string> params;  // env FLEETSWEEP_PARAM_* then --param (wins)
   std::string exe_dir;                        // directory of the bench binary
   PlatformSurface surface;
