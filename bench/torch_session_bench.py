@@ -7,7 +7,7 @@ against one process per execution (one-shot), same kernel, levels and repetition
   python3 bench/torch_session_bench.py --bench build/bin/fleetsweep-torch-bench \\
       [--kernel moe] [--param BLOCK_SIZE_M --levels 16,32,64,128] [--executions 3] \\
       [--reps 10 --warmup 2] [--dtype bfloat16] [--gpu-shapes M=1024,K=4096,N=14336,E=8,topk=2]
-      [--detail] [--no-one-shot] [--bench-arg=--reserve-mb=8192 ...]
+      [--detail] [--no-one-shot] [--bench-arg=ARG ...]
 
 Per execution: wall milliseconds (persistent: from the prepare request to the end line; one-shot:
 process start to exit) and the timed milliseconds (the sum of its samples). "Outside" = 1 - timed
@@ -18,7 +18,7 @@ fingerprint, warm-up). The first persistent execution of each level includes bui
 the bench's own prepare_ms info line and its phases (prepare_phases_ms: parameters and plan, the
 input set (built on a miss), the check's launch, the compare, the fingerprint), the run round
 trip (request to `end`) and the timed sum.
---bench-arg passes one more argument to the bench (repeatable), e.g. --bench-arg=--reserve-mb=8192.
+--bench-arg passes one more argument to the bench (repeatable), e.g. --bench-arg=--l2-mb=50.
 --no-one-shot skips the one-shot executions (to spend less device time).
 """
 import argparse

@@ -279,12 +279,6 @@ class FamilyServer : public ExecutionServer {
     }
     if (!CheckUnreadShapes(shapes_, Family::kName, out_)) return false;
     if (env_.cuda) at::empty({1}, env_.F32());  // the CUDA context exists before ready
-    if (env_.cuda && options_.reserve_mb > 0) {
-      // Freed at once: the block stays in libtorch's caching allocator, later buffers split it.
-      at::empty({options_.reserve_mb << 20},
-                at::TensorOptions().dtype(at::kByte).device(env_.device));
-      out_.Info("reserved_mb", std::to_string(options_.reserve_mb));
-    }
     EmitProcessInfo(env_, shapes_, Family::kName);
     out_.Info("session", "persistent: inputs and reference outputs cached across executions");
     return true;

@@ -75,10 +75,6 @@ StatusOr<BenchOptions> ParseOptions(int argc, char** argv) {
   app.add_option("--seed", o.seed, "random seed of the inputs");
   int64_t l2_mb = o.l2_bytes >> 20;
   app.add_option("--l2-mb", l2_mb, "device L2 size in MiB (input rotation exceeds it)");
-  app.add_option("--reserve-mb", o.reserve_mb,
-                 "CUDA serve mode: device memory (MiB) reserved in the caching allocator before "
-                 "ready")
-      ->check(CLI::Range(int64_t{0}, int64_t{1} << 30));
   app.add_option("--shapes", shapes, "shapes, e.g. M=64,K=128,N=256");
   app.add_option("--gpu-shapes", gpu_shapes, "shapes used instead when the device is cuda");
   app.add_option("--param", params,

@@ -31,14 +31,10 @@ struct BenchOptions {
   int threads = 0;  // CPU intra-op threads; 0 = libtorch's default
   uint64_t seed = 1;
   int64_t l2_bytes = 60ll << 20;  // inputs are rotated so that their total exceeds this (CUDA)
-  // CUDA, persistent sessions: device memory (MiB) taken once before ready and handed back to
-  // libtorch's caching allocator, so that a configuration's first launch finds its buffers cached
-  // instead of calling cudaMalloc. 0 = none.
-  int64_t reserve_mb = 0;
-  bool skip_check = false;  // for the floors mode only; kernels always check
-  ShapeMap shapes;          // --shapes (CPU, or any device when gpu_shapes is empty)
-  ShapeMap gpu_shapes;      // --gpu-shapes (used when the device is cuda)
-  std::string shapes_env;   // $FLEETSWEEP_SHAPES, overrides single keys on any device
+  bool skip_check = false;        // for the floors mode only; kernels always check
+  ShapeMap shapes;                // --shapes (CPU, or any device when gpu_shapes is empty)
+  ShapeMap gpu_shapes;            // --gpu-shapes (used when the device is cuda)
+  std::string shapes_env;         // $FLEETSWEEP_SHAPES, overrides single keys on any device
   std::map<std::string, std::string> params;  // env FLEETSWEEP_PARAM_* then --param (wins)
   std::string exe_dir;                        // directory of the bench binary
   PlatformSurface surface;
