@@ -114,26 +114,25 @@ Axis NiceAxis(double lo, double hi, bool allow_log, int target_ticks) {
   return a;
 }
 
-std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::string& axis_label,
-                             double plot_width) {
-  if (rows.empty()) return "";
-  double lo = INFINITY, hi = -INFINITY;
-  for (const auto& r : rows) {
-    for (double v : {r.median, r.has_ci ? r.lo : r.median, r.has_ci ? r.hi : r.median}) {
-      if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
-    }
-  }
+namespace {
+
+// The frame the two row charts share: the label column (sized to the longest label), the value
+// axis over [lo, hi] with its grid, ticks and label, a stripe behind every other row and each
+// row's label; body(o, row, y, cls, X) draws a row's marks at height y (X maps a value to x).
+template <class Row, class Body>
+std::string RowChart(const std::vector<Row>& rows, double lo, double hi, const char* svg_class,
+                     double row_h, const std::string& axis_label, double plot_width, Body body) {
   const Axis axis = NiceAxis(lo, hi);
   double longest = 0;
   for (const auto& r : rows) longest = std::max(longest, TextWidth(Shorten(r.label, 64)));
   const double label_w = std::clamp(longest + 20, 80.0, 600.0);
-  const double plot_w = plot_width, row_h = 22, top = 10;
+  const double plot_w = plot_width, top = 10;
   const double width = label_w + plot_w + 40, height = top + rows.size() * row_h + 46;
   auto X = [&](double v) { return label_w + axis.Fraction(v) * plot_w; };
   std::ostringstream o;
-  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" width=\"" << Num(width)
-    << "\" height=\"" << Num(height) << "\" viewBox=\"0 0 " << Num(width) << " " << Num(height)
-    << "\" role=\"img\">";
+  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"" << svg_class << "\" width=\""
+    << Num(width) << "\" height=\"" << Num(height) << "\" viewBox=\"0 0 " << Num(width) << " "
+    << Num(height) << "\" role=\"img\">";
   const double axis_y = top + rows.size() * row_h + 4;
   for (double v : axis.ticks) {
     o << Line(X(v), top, X(v), axis_y, "grid")
@@ -143,7 +142,7 @@ std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::st
     << Text(label_w + plot_w / 2, axis_y + 34, axis_label + (axis.log ? " (log scale)" : ""),
             "middle", "axislabel");
   for (size_t i = 0; i < rows.size(); ++i) {
-    const IntervalRow& r = rows[i];
+    const Row& r = rows[i];
     const double y = top + i * row_h + row_h / 2;
     const std::string cls = r.css_class.empty() ? "row" : r.css_class;
     if (i % 2 == 0) {
@@ -151,6 +150,25 @@ std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::st
         << "\" height=\"" << Num(row_h) << "\" class=\"stripe\"/>";
     }
     o << Text(label_w - 8, y + 4, Shorten(r.label, 64), "end", "label " + cls);
+    body(o, r, y, cls, X);
+  }
+  o << "</svg>";
+  return o.str();
+}
+
+}  // namespace
+
+std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::string& axis_label,
+                             double plot_width) {
+  if (rows.empty()) return "";
+  double lo = INFINITY, hi = -INFINITY;
+  for (const auto& r : rows) {
+    for (double v : {r.median, r.has_ci ? r.lo : r.median, r.has_ci ? r.hi : r.median}) {
+      if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
+    }
+  }
+  auto marks = [](std::ostream& o, const IntervalRow& r, double y, const std::string& cls,
+                  const auto& X) {
     if (r.has_ci && std::isfinite(r.lo) && std::isfinite(r.hi)) {
       o << Line(X(r.lo), y, X(r.hi), y, "ci " + cls)
         << Line(X(r.lo), y - 5, X(r.lo), y + 5, "ci " + cls)
@@ -163,9 +181,8 @@ std::string SvgIntervalChart(const std::vector<IntervalRow>& rows, const std::st
                       (r.has_ci ? " [" + FormatNumber(r.lo) + ", " + FormatNumber(r.hi) + "]" : ""))
         << "</title></circle>";
     }
-  }
-  o << "</svg>";
-  return o.str();
+  };
+  return RowChart(rows, lo, hi, "chart", 22, axis_label, plot_width, marks);
 }
 
 std::string SvgStripChart(const std::vector<StripRow>& rows, const std::string& axis_label,
@@ -177,34 +194,8 @@ std::string SvgStripChart(const std::vector<StripRow>& rows, const std::string& 
       if (std::isfinite(v)) lo = std::min(lo, v), hi = std::max(hi, v);
     }
   }
-  const Axis axis = NiceAxis(lo, hi);
-  double longest = 0;
-  for (const auto& r : rows) longest = std::max(longest, TextWidth(Shorten(r.label, 64)));
-  const double label_w = std::clamp(longest + 20, 80.0, 600.0);
-  const double plot_w = plot_width, row_h = 20, top = 10;
-  const double width = label_w + plot_w + 40, height = top + rows.size() * row_h + 46;
-  auto X = [&](double v) { return label_w + axis.Fraction(v) * plot_w; };
-  std::ostringstream o;
-  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart strip\" width=\"" << Num(width)
-    << "\" height=\"" << Num(height) << "\" viewBox=\"0 0 " << Num(width) << " " << Num(height)
-    << "\" role=\"img\">";
-  const double axis_y = top + rows.size() * row_h + 4;
-  for (double v : axis.ticks) {
-    o << Line(X(v), top, X(v), axis_y, "grid")
-      << Text(X(v), axis_y + 15, FormatNumber(v), "middle", "tick");
-  }
-  o << Line(label_w, axis_y, label_w + plot_w, axis_y, "axis")
-    << Text(label_w + plot_w / 2, axis_y + 34, axis_label + (axis.log ? " (log scale)" : ""),
-            "middle", "axislabel");
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const StripRow& r = rows[i];
-    const double y = top + i * row_h + row_h / 2;
-    const std::string cls = r.css_class.empty() ? "row" : r.css_class;
-    if (i % 2 == 0) {
-      o << "<rect x=\"0\" y=\"" << Num(y - row_h / 2) << "\" width=\"" << Num(label_w + plot_w)
-        << "\" height=\"" << Num(row_h) << "\" class=\"stripe\"/>";
-    }
-    o << Text(label_w - 8, y + 4, Shorten(r.label, 64), "end", "label " + cls);
+  auto marks = [](std::ostream& o, const StripRow& r, double y, const std::string& cls,
+                  const auto& X) {
     for (size_t k = 0; k < r.values.size(); ++k) {
       if (!std::isfinite(r.values[k])) continue;
       const double jitter = (static_cast<double>(k % 5) - 2) * 1.5;  // overlapping dots apart
@@ -214,9 +205,8 @@ std::string SvgStripChart(const std::vector<StripRow>& rows, const std::string& 
     if (std::isfinite(r.marker)) {
       o << Line(X(r.marker), y - 7, X(r.marker), y + 7, "med " + cls);
     }
-  }
-  o << "</svg>";
-  return o.str();
+  };
+  return RowChart(rows, lo, hi, "chart strip", 20, axis_label, plot_width, marks);
 }
 
 size_t ProgressStride(size_t points, size_t max_dots) {
