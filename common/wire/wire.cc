@@ -4,10 +4,12 @@
 
 namespace fleetsweep {
 
-std::string EncodeEnvelope(v1::Envelope envelope) {
-  envelope.set_protocol_version(kProtocolVersion);
+std::string EncodeEnvelope(v1::Envelope envelope) { return EncodeEnvelopeInPlace(&envelope); }
+
+std::string EncodeEnvelopeInPlace(v1::Envelope* envelope) {
+  envelope->set_protocol_version(kProtocolVersion);
   std::string out;
-  FS_CHECK(envelope.SerializeToString(&out));
+  FS_CHECK(envelope->SerializeToString(&out));
   return out;
 }
 

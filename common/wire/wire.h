@@ -24,6 +24,8 @@ constexpr size_t kMaxWireMessageBytes = 64u << 20;  // 64 MiB
 constexpr int kMaxPrefetchPerSlot = 16;
 
 std::string EncodeEnvelope(v1::Envelope envelope);
+// As EncodeEnvelope, stamping *envelope's version in place instead of taking a copy.
+std::string EncodeEnvelopeInPlace(v1::Envelope* envelope);
 StatusOr<v1::Envelope> DecodeEnvelope(const void* data, size_t size,
                                       uint32_t* peer_version = nullptr);
 

@@ -227,6 +227,37 @@ TEST(ResultOutbox, PackResultsBatchesUnderTheSizeBound) {
   EXPECT_TRUE(PackResults({}).empty());
 }
 
+// Packing borrows the outbox's results: they stay where they were, unchanged, and a resend of
+// the same results encodes the same bytes.
+TEST(ResultOutbox, PackingLeavesTheResultsInTheOutboxUnchanged) {
+  ResultOutbox box(1.0);
+  for (int i = 0; i < 4; ++i) {
+    v1::Result r = MakeResult("L" + std::to_string(i));
+    r.mutable_attempt()->set_config_key("X=" + std::to_string(i));
+    (*r.mutable_attempt()->mutable_info())["session.position"] = std::to_string(i + 1);
+    auto* s = r.mutable_attempt()->add_samples();
+    s->set_metric("time_ms");
+    s->set_value(1.5 * (i + 1));  // nonzero: every result has the same size
+    box.Add(std::move(r));
+  }
+  auto due = box.Due(0);
+  ASSERT_EQ(due.size(), 4u);
+  std::vector<std::string> before;
+  for (const v1::Result* r : due) before.push_back(r->SerializeAsString());
+  auto first = PackResults(due, 2 * due[0]->ByteSizeLong());
+  ASSERT_EQ(first.size(), 2u);
+  for (size_t i = 0; i < due.size(); ++i) EXPECT_EQ(due[i]->SerializeAsString(), before[i]);
+  auto resend = box.Due(1.5);  // the same results, due again
+  ASSERT_EQ(resend.size(), 4u);
+  EXPECT_EQ(resend, due);  // the same objects, still owned by the outbox
+  EXPECT_EQ(PackResults(resend, 2 * due[0]->ByteSizeLong()), first);
+  auto env = DecodeEnvelope(first[1].data(), first[1].size());
+  ASSERT_TRUE(env.ok());
+  ASSERT_EQ(env->results().results_size(), 2);
+  EXPECT_EQ(env->results().results(1).attempt().info().at("session.position"), "4");
+  EXPECT_EQ(env->results().results(1).attempt().samples(0).value(), 6.0);
+}
+
 class ConnectionTest : public ::testing::Test {
  protected:
   ConnectionTest() : router_(ctx_, zmq::socket_type::router) {

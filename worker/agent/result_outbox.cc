@@ -34,18 +34,26 @@ std::vector<std::string> PackResults(const std::vector<const v1::Result*>& resul
                                      size_t max_bytes) {
   std::vector<std::string> out;
   v1::Envelope env;
+  auto* list = env.mutable_results()->mutable_results();
+  // The envelope borrows the outbox's results instead of copying them (a result holds its
+  // attempt with every sample and info entry): added as allocated, serialized, released again.
+  // Neither side has an arena, so adding and releasing move only pointers; serializing reads.
+  auto flush = [&] {
+    if (list->empty()) return;
+    out.push_back(EncodeEnvelopeInPlace(&env));
+    while (!list->empty()) static_cast<void>(list->ReleaseLast());  // the outbox's again
+  };
   size_t bytes = 0;
   for (const v1::Result* r : results) {
     const size_t size = r->ByteSizeLong();
-    if (env.results().results_size() > 0 && bytes + size > max_bytes) {
-      out.push_back(EncodeEnvelope(std::move(env)));
-      env = v1::Envelope();
+    if (!list->empty() && bytes + size > max_bytes) {
+      flush();
       bytes = 0;
     }
-    *env.mutable_results()->add_results() = *r;
+    list->AddAllocated(const_cast<v1::Result*>(r));
     bytes += size;
   }
-  if (env.results().results_size() > 0) out.push_back(EncodeEnvelope(std::move(env)));
+  flush();
   return out;
 }
 

@@ -47,25 +47,31 @@ std::string EventOf(const v1::Attempt& a) {
 
 }  // namespace
 
-void StoreWriter::WriteBatch(const std::vector<SlotDone>& batch) {
+void StoreWriter::WriteBatch(std::vector<SlotDone>& batch) {
   // One PutAttempts per sweep in the batch (one Redis round trip each).
   std::vector<bool> done(batch.size(), false);
+  std::vector<size_t> taken;
+  std::vector<v1::Attempt> attempts;
+  std::vector<std::string> events;
   for (size_t i = 0; i < batch.size(); ++i) {
     if (done[i]) continue;
     const std::string& sweep = batch[i].lease.sweep();
-    std::vector<v1::Attempt> attempts;
-    std::vector<std::string> events;
+    taken.clear();
+    attempts.clear();
+    events.clear();
     for (size_t j = i; j < batch.size(); ++j) {
       if (done[j] || batch[j].lease.sweep() != sweep) continue;
       done[j] = true;
-      attempts.push_back(batch[j].attempt);
+      taken.push_back(j);
       events.push_back(EventOf(batch[j].attempt));
+      attempts.push_back(std::move(batch[j].attempt));
     }
     auto put = store_->PutAttempts(sweep, attempts, events);
     if (!put.ok()) {
       spdlog::warn("worker: store: {} ({} attempts; the coordinator will store them)",
                    put.status().message(), attempts.size());
     }
+    for (size_t k = 0; k < taken.size(); ++k) batch[taken[k]].attempt = std::move(attempts[k]);
   }
 }
 

@@ -34,7 +34,9 @@ class StoreWriter {
  private:
   static constexpr size_t kMaxBatch = 256;
   void Loop();
-  void WriteBatch(const std::vector<SlotDone>& batch);
+  // Writes `batch`'s attempts; each attempt is moved into the store's argument and back (no copy):
+  // on return `batch` holds what it held.
+  void WriteBatch(std::vector<SlotDone>& batch);
 
   ResultStore* store_;
   CompletionQueue* stored_;
