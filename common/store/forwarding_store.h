@@ -1,7 +1,8 @@
 // ForwardingStore: a ResultStore that forwards every call, PutAttempts included (so a backend's
-// one-pipeline batch is kept), to another store it does not own. Decorators derive from it and
-// override only what they change (TimedStore: latency; test stores: faults and gates).
-// Errors: the inner store's. Thread-safety: as the inner store's.
+// one-pipeline batch is kept), to another store it does not own; PutAttemptsTaking is not
+// forwarded: it goes through this store's PutAttempts (so a decorator's override sees it).
+// Decorators derive from it and override only what they change (TimedStore: latency; test stores:
+// faults and gates). Errors: the inner store's. Thread-safety: as the inner store's.
 #pragma once
 
 #include <functional>

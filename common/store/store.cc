@@ -22,6 +22,12 @@ StatusOr<std::vector<bool>> ResultStore::PutAttempts(const std::string& sweep,
   return fresh;
 }
 
+StatusOr<std::vector<bool>> ResultStore::PutAttemptsTaking(const std::string& sweep,
+                                                           std::vector<v1::Attempt>&& attempts,
+                                                           const std::vector<std::string>& events) {
+  return PutAttempts(sweep, attempts, events);
+}
+
 Status ResultStore::ForEachAttempt(const std::string& sweep,
                                    const std::function<Status(const v1::Attempt&)>& visit) {
   FS_ASSIGN_OR_RETURN(std::vector<v1::Attempt> attempts, LoadAttempts(sweep));

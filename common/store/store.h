@@ -54,6 +54,12 @@ class ResultStore {
   virtual StatusOr<std::vector<bool>> PutAttempts(const std::string& sweep,
                                                   const std::vector<v1::Attempt>& attempts,
                                                   const std::vector<std::string>& events);
+  // As PutAttempts, for a caller that no longer needs `attempts`: a store that keeps them
+  // (WriteBehindStore queues them) moves them instead of copying; afterwards `attempts` is valid
+  // but unspecified. The default calls PutAttempts.
+  virtual StatusOr<std::vector<bool>> PutAttemptsTaking(const std::string& sweep,
+                                                        std::vector<v1::Attempt>&& attempts,
+                                                        const std::vector<std::string>& events);
   // All attempts of the sweep, in no particular order.
   virtual StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& sweep) = 0;
   // Calls `visit` with each attempt of the sweep (the set LoadAttempts returns, in no particular

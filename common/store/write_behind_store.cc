@@ -77,12 +77,27 @@ StatusOr<std::vector<bool>> WriteBehindStore::PutAttempts(const std::string& swe
                                                           const std::vector<std::string>& events) {
   FS_RETURN_IF_ERROR(CheckSweepName(sweep));
   for (const v1::Attempt& a : attempts) FS_RETURN_IF_ERROR(CheckAttempt(a));
+  return QueueAttempts(sweep, attempts, events);
+}
+
+StatusOr<std::vector<bool>> WriteBehindStore::PutAttemptsTaking(
+    const std::string& sweep, std::vector<v1::Attempt>&& attempts,
+    const std::vector<std::string>& events) {
+  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
+  for (const v1::Attempt& a : attempts) FS_RETURN_IF_ERROR(CheckAttempt(a));
+  return QueueAttempts(sweep, std::move(attempts), events);
+}
+
+StatusOr<std::vector<bool>> WriteBehindStore::QueueAttempts(
+    const std::string& sweep, std::vector<v1::Attempt> attempts,
+    const std::vector<std::string>& events) {
+  const size_t n = attempts.size();
   Op op;
   op.sweep = sweep;
-  op.attempts = attempts;
+  op.attempts = std::move(attempts);
   op.events = events;
-  if (!attempts.empty() || !events.empty()) FS_RETURN_IF_ERROR(Accept(std::move(op)));
-  return std::vector<bool>(attempts.size(), true);
+  if (n > 0 || !events.empty()) FS_RETURN_IF_ERROR(Accept(std::move(op)));
+  return std::vector<bool>(n, true);
 }
 
 Status WriteBehindStore::AppendEvent(const std::string& sweep, const std::string& event_json) {
@@ -173,12 +188,13 @@ void WriteBehindStore::WriterLoop() {
     wake_writer_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
     if (queue_.empty()) return;  // stopping and nothing left
     // A group: everything queued for the first op's sweep, in order.
-    std::vector<Op> group;
+    std::vector<Op> ops;
     const std::string sweep = queue_.front().sweep;
     while (!queue_.empty() && queue_.front().sweep == sweep) {
-      group.push_back(std::move(queue_.front()));
+      ops.push_back(std::move(queue_.front()));
       queue_.pop_front();
     }
+    const Op group = Merge(std::move(ops));
     bool attempts_done = false;
     double backoff = options_.retry_min_seconds;
     while (true) {
@@ -190,7 +206,7 @@ void WriteBehindStore::WriterLoop() {
       }
       lock.lock();
       if (st.ok()) {
-        durable_ = group.back().ticket;
+        durable_ = group.ticket;
         failing_ = Status::Ok();
         const uint64_t one = 1;
         if (event_fd_ >= 0) (void)!write(event_fd_, &one, sizeof one);
@@ -209,43 +225,43 @@ void WriteBehindStore::WriterLoop() {
   }
 }
 
-Status WriteBehindStore::WriteGroup(const std::vector<Op>& group, bool* attempts_done) {
-  const std::string& sweep = group.front().sweep;
-  if (!*attempts_done) {
-    std::vector<v1::Attempt> attempts;
-    std::vector<std::string> events;
-    for (const Op& op : group) {
-      attempts.insert(attempts.end(), op.attempts.begin(), op.attempts.end());
-      events.insert(events.end(), op.events.begin(), op.events.end());
+WriteBehindStore::Op WriteBehindStore::Merge(std::vector<Op> group) {
+  Op merged;
+  merged.sweep = group.front().sweep;
+  merged.ticket = group.back().ticket;
+  std::unordered_map<std::string, size_t> at;  // record key -> its place in merged.configs
+  for (Op& op : group) {
+    for (v1::Attempt& a : op.attempts) merged.attempts.push_back(std::move(a));
+    for (std::string& e : op.events) merged.events.push_back(std::move(e));
+    for (v1::ConfigRecord& r : op.configs) {
+      auto [it, fresh] = at.emplace(r.config_key(), merged.configs.size());
+      if (fresh) {
+        merged.configs.push_back(std::move(r));
+      } else {
+        merged.configs[it->second] = std::move(r);
+      }
     }
-    if (!attempts.empty() || !events.empty()) {
+  }
+  return merged;
+}
+
+Status WriteBehindStore::WriteGroup(const Op& group, bool* attempts_done) {
+  if (!*attempts_done) {
+    if (!group.attempts.empty() || !group.events.empty()) {
       {
         std::lock_guard<std::mutex> lock(mu_);
         ++inner_writes_;
       }
-      FS_RETURN_IF_ERROR(inner_->PutAttempts(sweep, attempts, events).status());
+      FS_RETURN_IF_ERROR(inner_->PutAttempts(group.sweep, group.attempts, group.events).status());
     }
     *attempts_done = true;
   }
-  // The last record per key, in the order keys first appear.
-  std::vector<v1::ConfigRecord> records;
-  std::unordered_map<std::string, size_t> at;
-  for (const Op& op : group) {
-    for (const v1::ConfigRecord& r : op.configs) {
-      auto [it, fresh] = at.emplace(r.config_key(), records.size());
-      if (fresh) {
-        records.push_back(r);
-      } else {
-        records[it->second] = r;
-      }
-    }
-  }
-  if (records.empty()) return Status::Ok();
+  if (group.configs.empty()) return Status::Ok();
   {
     std::lock_guard<std::mutex> lock(mu_);
     ++inner_writes_;
   }
-  return inner_->PutConfigs(sweep, records);
+  return inner_->PutConfigs(group.sweep, group.configs);
 }
 
 }  // namespace fleetsweep

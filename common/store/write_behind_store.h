@@ -69,6 +69,10 @@ class WriteBehindStore : public ResultStore {
   StatusOr<std::vector<bool>> PutAttempts(const std::string& sweep,
                                           const std::vector<v1::Attempt>& attempts,
                                           const std::vector<std::string>& events) override;
+  // Moves the attempts into the queue instead of copying them.
+  StatusOr<std::vector<bool>> PutAttemptsTaking(const std::string& sweep,
+                                                std::vector<v1::Attempt>&& attempts,
+                                                const std::vector<std::string>& events) override;
   StatusOr<std::vector<v1::Attempt>> LoadAttempts(const std::string& sweep) override;
   Status ForEachAttempt(const std::string& sweep,
                         const std::function<Status(const v1::Attempt&)>& visit) override;
@@ -110,10 +114,17 @@ class WriteBehindStore : public ResultStore {
   }
   // Queues `op` (its ticket assigned here) unless the writer is failing: then its error.
   Status Accept(Op op);
+  // PutAttempts and PutAttemptsTaking: checks, then queues the attempts and events as one op.
+  StatusOr<std::vector<bool>> QueueAttempts(const std::string& sweep,
+                                            std::vector<v1::Attempt> attempts,
+                                            const std::vector<std::string>& events);
+  // One op holding a group's writes in order (moved out of `group`): every attempt and event,
+  // the last record per key (in the order keys first appear), the last op's ticket.
+  static Op Merge(std::vector<Op> group);
   void WriterLoop();
-  // Writes one group of one sweep: attempts and events, then records. Sets *attempts_done so
-  // that a retry after a failed record write does not write the attempts again.
-  Status WriteGroup(const std::vector<Op>& group, bool* attempts_done);
+  // Writes one group of one sweep (Merge's op): attempts and events, then records. Sets
+  // *attempts_done so that a retry after a failed record write does not write the attempts again.
+  Status WriteGroup(const Op& group, bool* attempts_done);
 
   ResultStore* inner_;
   const WriteBehindOptions options_;

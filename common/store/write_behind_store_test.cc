@@ -1,5 +1,6 @@
 #include "common/store/write_behind_store.h"
 
+#include <google/protobuf/util/message_differencer.h>
 #include <poll.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -237,6 +239,40 @@ TEST_F(WriteBehindTest, ABadArgumentIsRefusedAtOnceAndQueuesNothing) {
   ASSERT_TRUE(wb.PutAttempt("s", MakeAttempt(2)).ok());
   EXPECT_TRUE(wb.Drain().ok());
   EXPECT_EQ(wb.durable(), 1u);
+}
+
+// Attempts handed over with PutAttemptsTaking are checked like copied ones, queued in order with
+// them and stored as they were given.
+TEST_F(WriteBehindTest, TakenAttemptsAreCheckedQueuedInOrderAndStoredAsGiven) {
+  WriteBehindStore wb(gated_.get(), Fast());
+  std::vector<v1::Attempt> bad = {MakeAttempt(7)};
+  bad[0].mutable_samples(0)->set_value(std::nan(""));
+  EXPECT_EQ(wb.PutAttemptsTaking("s", std::move(bad), {}).status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(wb.accepted(), 0u);
+  gated_->Close();
+  ASSERT_TRUE(wb.PutConfigs("s", {MakeConfig(0, "c0")}).ok());
+  gated_->WaitHeld();  // the rest queue behind it: one group
+  std::vector<v1::Attempt> want = {MakeAttempt(1, "c0"), MakeAttempt(2, "c1")};
+  std::vector<v1::Attempt> taken = want;
+  auto put = wb.PutAttemptsTaking("s", std::move(taken), {});
+  ASSERT_TRUE(put.ok()) << put.status().ToString();
+  EXPECT_EQ(*put, (std::vector<bool>{true, true}));
+  ASSERT_TRUE(wb.PutAttempts("s", {MakeAttempt(3, "c2")}, {}).ok());
+  want.push_back(MakeAttempt(3, "c2"));
+  EXPECT_EQ(wb.accepted(), 3u);
+  gated_->Open();
+  ASSERT_TRUE(wb.Drain().ok());
+  EXPECT_EQ(gated_->log(), (std::vector<std::string>{"C1", "A3"}));  // one call for all three
+  auto all = wb.LoadAttempts("s");
+  ASSERT_TRUE(all.ok());
+  ASSERT_EQ(all->size(), 3u);
+  std::map<std::string, v1::Attempt> stored;
+  for (const auto& a : *all) stored[a.attempt_id()] = a;
+  for (const auto& a : want) {
+    EXPECT_TRUE(google::protobuf::util::MessageDifferencer::Equals(stored[a.attempt_id()], a))
+        << a.attempt_id();
+  }
 }
 
 TEST_F(WriteBehindTest, ClosingGivesUpOnAStoreThatNeverRecovers) {

@@ -3,6 +3,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include "common/util/sigpipe_guard.h"
+
 namespace fleetsweep {
 namespace {
 
@@ -23,6 +25,7 @@ const std::atomic<bool>& StopOnSignals() {
   signal(SIGINT, OnStopSignal);
   signal(SIGTERM, OnStopSignal);
   signal(SIGPIPE, SIG_IGN);
+  SigpipeIgnored();
   return g_stop;
 }
 

@@ -2,11 +2,14 @@
 // starts with a clear flag and a default disposition).
 #include "common/util/process.h"
 
+#include <errno.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "common/util/sigpipe_guard.h"
 
 namespace fleetsweep {
 namespace {
@@ -53,6 +56,45 @@ TEST(StopOnSignals, SigpipeNeitherKillsNorStops) {
               _exit(stop.load() ? 12 : 0);
             }),
             0);
+}
+
+// Writes to a pipe without a reader under the guard; exits 2x on what went wrong.
+void WriteToADeadPipe() {
+  int fds[2];
+  if (pipe(fds) != 0) _exit(20);
+  close(fds[0]);
+  int err = 0;
+  {
+    ScopedSigpipeGuard guard;
+    if (write(fds[1], "x", 1) != -1) _exit(21);
+    err = errno;
+  }
+  close(fds[1]);
+  sigset_t pending;
+  sigemptyset(&pending);
+  sigpending(&pending);
+  if (sigismember(&pending, SIGPIPE) == 1) _exit(22);  // swallowed, not left pending
+  if (err != EPIPE) _exit(23);
+}
+
+// A write to a pipe whose reader is gone: under the guard it fails with EPIPE and the process
+// lives, both while SIGPIPE has its default disposition (the guard blocks and swallows it) and
+// after StopOnSignals ignores it (the guard then does nothing).
+TEST(SigpipeGuard, AWriteToADeadPipeIsEpipeWithOrWithoutStopOnSignals) {
+  EXPECT_EQ(InChild(WriteToADeadPipe), 0);
+  EXPECT_EQ(InChild([] {
+              StopOnSignals();
+              WriteToADeadPipe();
+            }),
+            0);
+  // The control: without the guard and with the default disposition, SIGPIPE kills.
+  EXPECT_EQ(InChild([] {
+              int fds[2];
+              if (pipe(fds) != 0) _exit(20);
+              close(fds[0]);
+              static_cast<void>(write(fds[1], "x", 1));
+            }),
+            -1);
 }
 
 TEST(StopOnSignals, WithoutItSigtermKills) {

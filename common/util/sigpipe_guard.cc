@@ -2,12 +2,21 @@
 
 #include <pthread.h>
 
+#include <atomic>
 #include <cerrno>
 #include <ctime>
 
 namespace fleetsweep {
 
+namespace {
+std::atomic<bool> g_ignored{false};
+}  // namespace
+
+void SigpipeIgnored() { g_ignored.store(true, std::memory_order_relaxed); }
+
 ScopedSigpipeGuard::ScopedSigpipeGuard() {
+  if (g_ignored.load(std::memory_order_relaxed)) return;
+  active_ = true;
   sigemptyset(&pipe_);
   sigaddset(&pipe_, SIGPIPE);
   sigset_t pending;
@@ -18,6 +27,7 @@ ScopedSigpipeGuard::ScopedSigpipeGuard() {
 }
 
 ScopedSigpipeGuard::~ScopedSigpipeGuard() {
+  if (!active_) return;
   if (!was_pending_) {
     sigset_t pending;
     sigemptyset(&pending);

@@ -88,7 +88,7 @@ void Scheduler::StoreAhead(const std::vector<ResultRef>& batch) {
     attempts.push_back(r.result->attempt());
   }
   if (attempts.size() < 2) return;  // one result: OnResult writes it itself
-  StatusOr<std::vector<bool>> put = store_->PutAttempts(spec_.name, attempts, {});
+  StatusOr<std::vector<bool>> put = store_->PutAttemptsTaking(spec_.name, std::move(attempts), {});
   NoteStoreWrite(put.status());
   if (put.ok()) stored_ahead_.insert(ids.begin(), ids.end());
 }
