@@ -1,7 +1,9 @@
 #include "common/space/value.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +12,19 @@
 #include "common/status.h"
 
 namespace fleetsweep {
+
+namespace {
+
+// Significant digits of the shortest decimal that reads back as d (0 for NaN and infinities).
+int ShortestDigits(double d) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  int digits = 0;
+  for (const char* c = buf; c < r.ptr && *c != 'e'; ++c) digits += std::isdigit(*c) ? 1 : 0;
+  return digits;
+}
+
+}  // namespace
 
 Value::Value(double d) {
   if (std::isfinite(d) && std::nearbyint(d) == d && std::fabs(d) < 9.0e15) {
@@ -57,9 +72,13 @@ std::string Value::ToString() const {
     case Type::kInt:
       return std::to_string(std::get<int64_t>(v_));
     case Type::kDouble: {
+      // The fewest %g digits (6 to 17) that read back as d. No decimal of fewer significant
+      // digits than the shortest round-trip one (std::to_chars) reads back, so the search
+      // starts there: one or two tries instead of up to twelve, the same text.
       double d = std::get<double>(v_);
       char buf[64];
-      for (int prec = 6; prec <= 17; ++prec) {
+      int prec = std::max(6, ShortestDigits(d));
+      for (; prec <= 17; ++prec) {
         std::snprintf(buf, sizeof buf, "%.*g", prec, d);
         if (std::strtod(buf, nullptr) == d) break;
       }

@@ -4,22 +4,48 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 
 #include "common/wire/wire.h"
 
 namespace fleetsweep {
 
+namespace {
+
+// 16 bytes from the kernel's CSPRNG, drawn 4 KiB at a time (one getrandom per 256 ids instead of
+// one per id); each byte is handed out once and zeroed in the pool.
+void RandomBytes16(unsigned char* out) {
+  thread_local unsigned char pool[4096];
+  thread_local size_t used = sizeof pool;
+  if (used + 16 > sizeof pool) {
+    size_t got = 0;
+    while (got < sizeof pool) {
+      ssize_t n = getrandom(pool + got, sizeof pool - got, 0);
+      if (n > 0) got += static_cast<size_t>(n);
+    }
+    used = 0;
+  }
+  std::memcpy(out, pool + used, 16);
+  std::memset(pool + used, 0, 16);
+  used += 16;
+}
+
+}  // namespace
+
 std::string LeaseTable::NewId(const std::string& config_key, const std::string& epoch,
                               bool reference) {
   unsigned char bits[16];
-  size_t got = 0;
-  while (got < sizeof bits) {
-    ssize_t n = getrandom(bits + got, sizeof bits - got, 0);
-    if (n > 0) got += static_cast<size_t>(n);
+  RandomBytes16(bits);
+  static const char kHex[] = "0123456789abcdef";
+  std::string id;
+  id.reserve(config_key.size() + epoch.size() + 38);
+  id.append(config_key).append(1, '-').append(epoch).append(1, '-');
+  for (unsigned char b : bits) {
+    id.push_back(kHex[b >> 4]);
+    id.push_back(kHex[b & 15]);
   }
-  char hex[33];
-  for (int i = 0; i < 16; ++i) std::snprintf(hex + 2 * i, 3, "%02x", bits[i]);
-  return config_key + "-" + epoch + "-" + hex + (reference ? "-ref" : "");
+  if (reference) id.append("-ref");
+  return id;
 }
 
 void LeaseTable::Add(const std::string& lease_id, const LeaseInfo& info, LeaseGrant grant) {

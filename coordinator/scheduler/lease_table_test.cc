@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <vector>
 
 #include "common/wire/wire.h"
 
@@ -37,6 +38,20 @@ TEST(LeaseTable, IdsNameTheConfigurationAndEpochAndAreUnguessable) {
     EXPECT_EQ(id.substr(id.size() - 4) == "-ref", i % 2 == 0) << id;
     EXPECT_TRUE(seen.insert(id).second) << "repeated id " << id;
   }
+  // Past the random pool's refill (256 ids a pool): still 32 lowercase hex digits, never repeated,
+  // and every hex digit used in every position (not a counter, not a constant).
+  std::vector<std::set<char>> digits(32);
+  for (int i = 0; i < 2000; ++i) {
+    const std::string id = LeaseTable::NewId("c", "e", false);
+    const std::string hex = id.substr(4);
+    ASSERT_EQ(hex.size(), 32u) << id;
+    for (size_t k = 0; k < hex.size(); ++k) {
+      ASSERT_NE(std::string("0123456789abcdef").find(hex[k]), std::string::npos) << id;
+      digits[k].insert(hex[k]);
+    }
+    EXPECT_TRUE(seen.insert(id).second) << "repeated id " << id;
+  }
+  for (size_t k = 0; k < digits.size(); ++k) EXPECT_EQ(digits[k].size(), 16u) << "position " << k;
 }
 
 TEST(LeaseTable, TakeReturnsTheLeaseOnceAndTheGrantStays) {
