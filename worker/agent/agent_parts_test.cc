@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
+#include <map>
+#include <random>
+#include <set>
 #include <zmq.hpp>
 
 #include "common/wire/wire.h"
@@ -199,6 +203,48 @@ TEST(ResultOutbox, NewResultsAreDueAtOnceThenResentUntilAcknowledged) {
   box.Ack("L1");
   EXPECT_TRUE(box.empty());
   EXPECT_TRUE(std::isinf(box.NextDue()));
+}
+
+// Against the plain rule (every waiting result is due when never sent or sent at least
+// resend_interval ago; NextDue the earliest such time) on random adds, replacements, acks in any
+// order and sends at random times.
+TEST(ResultOutbox, DueAndNextDueFollowThePlainRuleUnderRandomTraffic) {
+  std::mt19937 rng(11);
+  for (int round = 0; round < 20; ++round) {
+    ResultOutbox box(3.0);
+    std::map<std::string, double> model;  // lease id -> last sent (-inf: never)
+    const double never = -std::numeric_limits<double>::infinity();
+    double now = 0;
+    for (int step = 0; step < 400; ++step) {
+      const int op = static_cast<int>(rng() % 10);
+      const std::string id = "L" + std::to_string(rng() % 40);
+      if (op < 4) {
+        box.Add(MakeResult(id));  // new, or a replacement: due at once either way
+        model[id] = never;
+      } else if (op < 6) {
+        box.Ack(id);
+        model.erase(id);
+      } else {
+        now += (rng() % 2000) / 1000.0;
+        std::set<std::string> want;
+        for (auto& [lease, sent] : model) {
+          if (now - sent >= 3.0) {
+            want.insert(lease);
+            sent = now;
+          }
+        }
+        std::set<std::string> got;
+        for (const v1::Result* r : box.Due(now)) {
+          EXPECT_TRUE(got.insert(r->lease_id()).second) << "twice in one Due: " << r->lease_id();
+        }
+        ASSERT_EQ(got, want) << "round " << round << " step " << step;
+      }
+      double next = std::numeric_limits<double>::infinity();
+      for (const auto& [lease, sent] : model) next = std::min(next, sent + 3.0);
+      ASSERT_EQ(box.NextDue(), next) << "round " << round << " step " << step;
+      ASSERT_EQ(box.size(), model.size());
+    }
+  }
 }
 
 // Several ready results travel in one Results message; the size bound splits them.

@@ -8,26 +8,57 @@ namespace fleetsweep {
 
 void ResultOutbox::Add(v1::Result result) {
   std::string id = result.lease_id();
-  pending_[id] = Pending{std::move(result), -std::numeric_limits<double>::infinity()};
+  const uint64_t g = ++generation_;
+  pending_[id] = Pending{std::move(result), -std::numeric_limits<double>::infinity(), g};
+  fresh_.push_back(Scheduled{std::move(id), g});
 }
 
-void ResultOutbox::Ack(const std::string& lease_id) { pending_.erase(lease_id); }
+void ResultOutbox::Ack(const std::string& lease_id) {
+  pending_.erase(lease_id);  // its schedule entries go stale and are skipped
+  SkipStale(&fresh_);
+  SkipStale(&sent_);
+}
+
+const ResultOutbox::Pending* ResultOutbox::Live(const Scheduled& s) const {
+  auto it = pending_.find(s.lease_id);
+  return it != pending_.end() && it->second.generation == s.generation ? &it->second : nullptr;
+}
+
+void ResultOutbox::SkipStale(std::deque<Scheduled>* q) const {
+  while (!q->empty() && Live(q->front()) == nullptr) q->pop_front();
+}
 
 std::vector<const v1::Result*> ResultOutbox::Due(double now) {
   std::vector<const v1::Result*> due;
-  for (auto& [id, p] : pending_) {
-    if (now - p.last_sent >= resend_interval_) {
-      p.last_sent = now;
-      due.push_back(&p.result);
-    }
+  auto send = [&](const Scheduled& s) {
+    Pending& p = pending_.at(s.lease_id);
+    p.last_sent = now;
+    p.generation = ++generation_;
+    due.push_back(&p.result);
+    sent_.push_back(Scheduled{s.lease_id, p.generation});
+  };
+  // Resends first, then new results: each pass takes only entries queued before it started.
+  for (size_t n = sent_.size(); n > 0 && !sent_.empty(); --n) {
+    const Pending* p = Live(sent_.front());
+    if (p != nullptr && now - p->last_sent < resend_interval_) break;  // the rest are later
+    if (p != nullptr) send(sent_.front());
+    sent_.pop_front();
+  }
+  while (!fresh_.empty()) {
+    if (Live(fresh_.front()) != nullptr) send(fresh_.front());
+    fresh_.pop_front();
   }
   return due;
 }
 
 double ResultOutbox::NextDue() const {
-  double next = std::numeric_limits<double>::infinity();
-  for (const auto& [id, p] : pending_) next = std::min(next, p.last_sent + resend_interval_);
-  return next;
+  for (const Scheduled& s : fresh_) {
+    if (Live(s) != nullptr) return -std::numeric_limits<double>::infinity();
+  }
+  for (const Scheduled& s : sent_) {
+    if (const Pending* p = Live(s)) return p->last_sent + resend_interval_;
+  }
+  return std::numeric_limits<double>::infinity();
 }
 
 std::vector<std::string> PackResults(const std::vector<const v1::Result*>& results,

@@ -2,16 +2,19 @@
 // after it is sent it is due again every resend_interval seconds until a ResultAcks names its
 // lease; nothing is dropped while the coordinator is away (a restarted coordinator gets them
 // again). Everything due at one moment goes out together: PackResults puts it in as few Results
-// envelopes as the size bound allows.
+// envelopes as the size bound allows. Add, Ack, Due and NextDue cost what they touch, not the
+// number of results waiting (a coordinator away for a while leaves thousands).
 //
 // Thread-safety: none; the agent's loop thread owns it. Time comes from the caller (injected
 // clock), so resends are unit-tested without sleeping.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <deque>
 #include <limits>
-#include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "fleetsweep/v1/wire.pb.h"
@@ -38,9 +41,21 @@ class ResultOutbox {
   struct Pending {
     v1::Result result;
     double last_sent;
+    uint64_t generation;  // of the latest Add or send: older schedule entries are stale
   };
+  struct Scheduled {
+    std::string lease_id;
+    uint64_t generation;
+  };
+  // Drops stale entries (acked, replaced or rescheduled) from the front of `q`.
+  void SkipStale(std::deque<Scheduled>* q) const;
+  const Pending* Live(const Scheduled& s) const;
+
   double resend_interval_;
-  std::map<std::string, Pending> pending_;
+  std::unordered_map<std::string, Pending> pending_;  // node-based: results never move
+  std::deque<Scheduled> fresh_;                       // added, never sent: due at once
+  std::deque<Scheduled> sent_;  // in the order sent, so in the order due again
+  uint64_t generation_ = 0;
 };
 
 // Encoded Results envelopes holding `results` in order, each at most about `max_bytes` (a single
