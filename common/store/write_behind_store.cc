@@ -75,22 +75,20 @@ StatusOr<bool> WriteBehindStore::PutAttempt(const std::string& sweep, const v1::
 StatusOr<std::vector<bool>> WriteBehindStore::PutAttempts(const std::string& sweep,
                                                           const std::vector<v1::Attempt>& attempts,
                                                           const std::vector<std::string>& events) {
-  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
-  for (const v1::Attempt& a : attempts) FS_RETURN_IF_ERROR(CheckAttempt(a));
   return QueueAttempts(sweep, attempts, events);
 }
 
 StatusOr<std::vector<bool>> WriteBehindStore::PutAttemptsTaking(
     const std::string& sweep, std::vector<v1::Attempt>&& attempts,
     const std::vector<std::string>& events) {
-  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
-  for (const v1::Attempt& a : attempts) FS_RETURN_IF_ERROR(CheckAttempt(a));
   return QueueAttempts(sweep, std::move(attempts), events);
 }
 
 StatusOr<std::vector<bool>> WriteBehindStore::QueueAttempts(
     const std::string& sweep, std::vector<v1::Attempt> attempts,
     const std::vector<std::string>& events) {
+  FS_RETURN_IF_ERROR(CheckSweepName(sweep));
+  for (const v1::Attempt& a : attempts) FS_RETURN_IF_ERROR(CheckAttempt(a));
   const size_t n = attempts.size();
   Op op;
   op.sweep = sweep;
@@ -194,7 +192,9 @@ void WriteBehindStore::WriterLoop() {
       ops.push_back(std::move(queue_.front()));
       queue_.pop_front();
     }
+    lock.unlock();  // merging hashes record keys: not while Accept waits for the lock
     const Op group = Merge(std::move(ops));
+    lock.lock();
     bool attempts_done = false;
     double backoff = options_.retry_min_seconds;
     while (true) {

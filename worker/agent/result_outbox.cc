@@ -38,7 +38,7 @@ std::vector<const v1::Result*> ResultOutbox::Due(double now) {
     sent_.push_back(Scheduled{s.lease_id, p.generation});
   };
   // Resends first, then new results: each pass takes only entries queued before it started.
-  for (size_t n = sent_.size(); n > 0 && !sent_.empty(); --n) {
+  for (size_t n = sent_.size(); n > 0; --n) {
     const Pending* p = Live(sent_.front());
     if (p != nullptr && now - p->last_sent < resend_interval_) break;  // the rest are later
     if (p != nullptr) send(sent_.front());

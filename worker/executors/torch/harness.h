@@ -73,15 +73,20 @@ CheckResult Compare(const at::Tensor& out, const at::Tensor& ref, at::ScalarType
 void Synchronize(const Env& env);
 
 // Wall time of the consecutive phases of a prepare: Mark(name) closes the phase that began at the
-// previous mark (or construction); Text() is "name=ms;name=ms" (3 decimals), in mark order.
+// previous mark (or construction); Text() is "name=ms;name=ms" (3 decimals), in mark order;
+// TotalMs() the milliseconds since construction.
 class PhaseClock {
  public:
-  PhaseClock() : last_(std::chrono::steady_clock::now()) {}
+  PhaseClock() : start_(std::chrono::steady_clock::now()), last_(start_) {}
   void Mark(const std::string& name);
   std::string Text() const { return text_; }
+  double TotalMs() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+        .count();
+  }
 
  private:
-  std::chrono::steady_clock::time_point last_;
+  std::chrono::steady_clock::time_point start_, last_;
   std::string text_;
 };
 
@@ -285,7 +290,6 @@ class FamilyServer : public ExecutionServer {
   }
 
   int PrepareOnce(const BenchOptions& options) {
-    const auto t0 = std::chrono::steady_clock::now();
     PhaseClock phases;
     ParamReader params(options, Family::kSurface);
     KernelPlan<Inputs> plan;
@@ -318,9 +322,7 @@ class FamilyServer : public ExecutionServer {
     Synchronize(env_);
     phases.Mark("fingerprint");
     out_.Info("prepare_phases_ms", phases.Text());
-    out_.Info("prepare_ms", std::to_string(std::chrono::duration<double, std::milli>(
-                                               std::chrono::steady_clock::now() - t0)
-                                               .count()));
+    out_.Info("prepare_ms", std::to_string(phases.TotalMs()));
     pending_ = Pending{std::move(plan), c.key};
     return kExitOk;
   }
