@@ -200,7 +200,12 @@ Status FileStore::ApplyRecord(RecordType type, std::string_view payload, uint64_
         return bad("undecodable Attempt");
       }
       if (!SamplesAreFinite(a)) break;  // never written by PutAttempt: skipped, not loaded
-      if (s.attempt_keys.insert(AttemptKey(a)).second) s.attempts.push_back(ref);  // first wins
+      const std::string key = AttemptKey(a);
+      const uint64_t hash = HashAttemptKey(key);
+      FS_ASSIGN_OR_RETURN(const bool stored, HasAttempt(s, hash, key));
+      if (stored) break;  // first wins
+      s.attempt_hashes.emplace(hash, static_cast<uint32_t>(s.attempts.size()));
+      s.attempts.push_back(ref);
       break;
     }
     case RecordType::kEvent:
@@ -208,6 +213,29 @@ Status FileStore::ApplyRecord(RecordType type, std::string_view payload, uint64_
       break;
   }
   return Status::Ok();
+}
+
+uint64_t FileStore::HashAttemptKey(std::string_view key) const {
+  if (options_.attempt_key_hash != nullptr) return options_.attempt_key_hash(key);
+  return std::hash<std::string_view>{}(key);
+}
+
+StatusOr<bool> FileStore::HasAttempt(const Sweep& s, uint64_t hash, const std::string& key) const {
+  auto [begin, end] = s.attempt_hashes.equal_range(hash);
+  std::string body;
+  for (auto it = begin; it != end; ++it) {
+    const BodyRef r = s.attempts[it->second];
+    body.resize(r.size);
+    size_t got = 0;
+    FS_RETURN_IF_ERROR(PreadAll(log_fd_, log_path(), body.data(), r.size, r.offset, &got));
+    v1::Attempt a;
+    if (got < r.size || !a.ParseFromArray(body.data(), static_cast<int>(r.size))) {
+      return Status::DataLoss("file store " + log_path() + ": the attempt at byte offset " +
+                              std::to_string(r.offset) + " cannot be read back");
+    }
+    if (AttemptKey(a) == key) return true;
+  }
+  return false;
 }
 
 Status FileStore::Append(const std::string& batch, int records) {
@@ -354,9 +382,13 @@ StatusOr<std::vector<v1::ConfigRecord>> FileStore::LoadConfigs(const std::string
 StatusOr<bool> FileStore::PutAttempt(const std::string& sweep, const v1::Attempt& attempt) {
   FS_RETURN_IF_ERROR(CheckSweepName(sweep));
   FS_RETURN_IF_ERROR(CheckAttempt(attempt));
-  std::string key = AttemptKey(attempt);
+  const std::string key = AttemptKey(attempt);
+  const uint64_t hash = HashAttemptKey(key);
   auto it = sweeps_.find(sweep);
-  if (it != sweeps_.end() && it->second.attempt_keys.count(key) > 0) return false;
+  if (it != sweeps_.end()) {
+    FS_ASSIGN_OR_RETURN(const bool stored, HasAttempt(it->second, hash, key));
+    if (stored) return false;
+  }
   std::optional<v1::Attempt> copy;
   const v1::Attempt& clean = Sanitized(attempt, &copy);
   const std::string body = clean.SerializeAsString();
@@ -365,7 +397,7 @@ StatusOr<bool> FileStore::PutAttempt(const std::string& sweep, const v1::Attempt
   AppendRecord(&batch, RecordType::kAttempt, Payload(sweep, body));
   FS_RETURN_IF_ERROR(Append(batch, 1));
   Sweep& s = sweeps_[sweep];
-  s.attempt_keys.insert(std::move(key));
+  s.attempt_hashes.emplace(hash, static_cast<uint32_t>(s.attempts.size()));
   s.attempts.push_back(ref);
   return true;
 }

@@ -9,8 +9,9 @@
 //   DIR/LOCK        flock(LOCK_EX) held while open; contains the holder's pid.
 //
 // Open() replays the whole log into an in-memory index: specs and events in full, and for
-// configuration records and attempts only where each body lies in the log (and the attempt keys,
-// for idempotence), about 150 bytes per attempt; LoadConfigs, LoadAttempts and ForEachAttempt
+// configuration records and attempts only where each body lies in the log, and for idempotence a
+// 64-bit hash of each attempt key (a hash that matches is confirmed by reading that attempt back),
+// about 60 bytes per attempt; LoadConfigs, LoadAttempts and ForEachAttempt
 // read the bodies back from the log (issue 16: a million-attempt sweep must not hold its
 // attempts in memory). A torn tail (a crash mid-append) is truncated away with a warning on
 // stderr (recovery_note() says what was dropped) and is NOT an error; corruption with valid
@@ -39,7 +40,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_set>
+#include <unordered_map>
 #include <vector>
 
 #include "common/store/record_log.h"
@@ -53,6 +54,9 @@ struct FileStoreOptions {
   // Automatic fdatasync on a write when this much time passed since the last sync (0: never by
   // time).
   int sync_every_ms = 200;
+  // The hash of an attempt key (AttemptKey) in the idempotence index; null: std::hash. Tests set
+  // a weak one to make keys collide (a collision costs a read, never a wrong answer).
+  uint64_t (*attempt_key_hash)(std::string_view key) = nullptr;
 };
 
 class FileStore : public ResultStore {
@@ -96,9 +100,10 @@ class FileStore : public ResultStore {
   };
   struct Sweep {
     std::optional<std::string> spec;
-    std::map<std::string, BodyRef> configs;        // by config_key: its latest record
-    std::unordered_set<std::string> attempt_keys;  // AttemptKey() of every stored attempt
-    std::vector<BodyRef> attempts;                 // in log order
+    std::map<std::string, BodyRef> configs;  // by config_key: its latest record
+    // Every stored attempt by the hash of its AttemptKey: its index in `attempts`.
+    std::unordered_multimap<uint64_t, uint32_t> attempt_hashes;
+    std::vector<BodyRef> attempts;  // in log order
     std::vector<std::string> events;
   };
 
@@ -106,6 +111,10 @@ class FileStore : public ResultStore {
   Status Lock();
   Status Replay();
   Status ApplyRecord(RecordType type, std::string_view payload, uint64_t offset);
+  uint64_t HashAttemptKey(std::string_view key) const;
+  // Whether `s` holds an attempt with AttemptKey `key` (hash `hash`): each attempt of that hash
+  // is read back and compared. Errors: kInternal (I/O), kDataLoss (unreadable attempt).
+  StatusOr<bool> HasAttempt(const Sweep& s, uint64_t hash, const std::string& key) const;
   // Writes `batch` (holding `records` records) at the end of the log; syncs per the policy.
   Status Append(const std::string& batch, int records);
   Status Sync();

@@ -263,6 +263,39 @@ TEST_F(FileStoreTest, DuplicateAttemptWritesNothing) {
   EXPECT_GT(with_spec.size(), before.size());
 }
 
+// The idempotence index keeps 64-bit hashes of attempt keys: with a hash under which every key
+// collides, a stored key is still told from a new one (each candidate is read back), live and
+// when the log is replayed, where the first of a key still wins.
+TEST_F(FileStoreTest, AttemptKeysThatCollideInTheIndexAreToldApart) {
+  FileStoreOptions colliding;
+  colliding.attempt_key_hash = [](std::string_view key) -> uint64_t { return key.size() % 2; };
+  {
+    auto st = FileStore::Open(dir_, colliding);
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    for (int i = 0; i < 40; ++i) ASSERT_TRUE(*(*st)->PutAttempt("s", MakeAttempt(i))) << i;
+    for (int i = 0; i < 40; ++i) EXPECT_FALSE(*(*st)->PutAttempt("s", MakeAttempt(i))) << i;
+    v1::Attempt other = MakeAttempt(3);
+    other.set_attempt_id(other.attempt_id() + "x");
+    EXPECT_TRUE(*(*st)->PutAttempt("s", other)) << "a new id of a stored configuration";
+    EXPECT_EQ(*(*st)->CountAttempts("s"), 41);
+  }
+  v1::Attempt again = MakeAttempt(5);  // appended raw: a second record with a stored key
+  (*again.mutable_info())["which"] = "second";
+  std::string record;
+  AppendRecord(&record, RecordType::kAttempt,
+               std::string("\x01\x00\x00\x00s", 5) + again.SerializeAsString());
+  WriteFile(log(), ReadFile(log()) + record);
+  for (const FileStoreOptions& options : {colliding, FileStoreOptions{}}) {
+    auto st = FileStore::Open(dir_, options);
+    ASSERT_TRUE(st.ok()) << st.status().ToString();
+    EXPECT_EQ(*(*st)->CountAttempts("s"), 41) << "the raw duplicate is not counted";
+    EXPECT_FALSE(*(*st)->PutAttempt("s", MakeAttempt(39)));
+    auto loaded = (*st)->LoadAttempts("s");
+    ASSERT_TRUE(loaded.ok());
+    for (const auto& a : *loaded) EXPECT_EQ(a.info().count("which"), 0u) << "the first wins";
+  }
+}
+
 // Attempts and configuration records are read back from the log, not kept in memory: a body
 // overwritten on disk while the store is open is what LoadAttempts and LoadConfigs see.
 TEST_F(FileStoreTest, AttemptsAndRecordsAreReadFromTheLog) {

@@ -28,21 +28,23 @@ Status CheckStoreIntact(ResultStore* store, const SweepSpec& spec, int64_t count
   return Status::Ok();
 }
 
-Status CheckAttemptsComplete(const std::vector<v1::Attempt>& loaded,
-                             const std::unordered_set<std::string>& counted) {
+Status CheckAttemptsComplete(const std::vector<v1::Attempt>& loaded, const LeaseTable& counted) {
   std::unordered_set<std::string> have;
-  have.reserve(loaded.size());
-  for (const auto& a : loaded) have.insert(a.attempt_id());
-  int64_t missing = 0;
-  std::string example;
-  for (const auto& id : counted) {
-    if (have.count(id)) continue;
-    if (missing++ == 0) example = id;
+  int64_t found = 0;  // distinct loaded attempts that were counted
+  for (const auto& a : loaded) {
+    if (counted.Counted(a.attempt_id()) && have.insert(a.attempt_id()).second) ++found;
   }
-  if (missing == 0) return Status::Ok();
-  return Status::DataLoss(std::to_string(missing) + " of " + std::to_string(counted.size()) +
-                          " counted attempts are missing from the store (e.g. " + example + ")" +
-                          kHint);
+  const int64_t missing = counted.counted() - found;
+  if (missing <= 0) return Status::Ok();
+  std::string example;
+  for (const auto& id : counted.counted_elsewhere()) {
+    if (have.count(id) == 0) {
+      example = " (e.g. " + id + ")";
+      break;
+    }
+  }
+  return Status::DataLoss(std::to_string(missing) + " of " + std::to_string(counted.counted()) +
+                          " counted attempts are missing from the store" + example + kHint);
 }
 
 }  // namespace fleetsweep

@@ -15,6 +15,7 @@
 #include "common/space/spec.h"
 #include "common/status.h"
 #include "common/store/store.h"
+#include "coordinator/scheduler/lease_table.h"
 #include "fleetsweep/v1/data.pb.h"
 
 namespace fleetsweep {
@@ -25,9 +26,9 @@ namespace fleetsweep {
 // nothing known to be lost yet) are returned unchanged.
 Status CheckStoreIntact(ResultStore* store, const SweepSpec& spec, int64_t counted_attempts);
 
-// Before aggregation: every counted attempt id is among `loaded`. kDataLoss naming how many are
-// missing and one of them.
-Status CheckAttemptsComplete(const std::vector<v1::Attempt>& loaded,
-                             const std::unordered_set<std::string>& counted);
+// Before aggregation: every attempt `counted` counted is among `loaded`. kDataLoss naming how
+// many are missing, and one of them when it can be named (an attempt counted from the store
+// when the sweep resumed: this run's are known by their lease's grant, not by id).
+Status CheckAttemptsComplete(const std::vector<v1::Attempt>& loaded, const LeaseTable& counted);
 
 }  // namespace fleetsweep

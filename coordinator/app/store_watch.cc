@@ -26,8 +26,7 @@ Status StoreWatch::Check(const Scheduler& scheduler, double now, CoordinatorMetr
   if (!first_ && now - last_intact_ < intact_every_s_) return Status::Ok();
   first_ = false;
   last_intact_ = now;
-  Status intact =
-      CheckStoreIntact(store_, spec_, static_cast<int64_t>(scheduler.CountedAttemptIds().size()));
+  Status intact = CheckStoreIntact(store_, spec_, scheduler.CountedAttempts());
   // kUnavailable (not reachable right now) is not a loss: the scheduler pauses and probes.
   return intact.code() == StatusCode::kDataLoss ? intact : Status::Ok();
 }

@@ -42,14 +42,14 @@ double Now() {
 // audits publish progress only).
 std::optional<std::vector<v1::Attempt>> CountedBefore(ResultStore* store, const SweepSpec& spec,
                                                       const Scheduler& scheduler, int64_t max) {
-  const auto& counted = scheduler.CountedAttemptIds();
-  if (counted.empty()) return std::vector<v1::Attempt>{};
-  if (static_cast<int64_t>(counted.size()) > max) return std::nullopt;
+  const LeaseTable& counted = scheduler.leases();
+  if (counted.counted() == 0) return std::vector<v1::Attempt>{};
+  if (counted.counted() > max) return std::nullopt;
   auto attempts = store->LoadAttempts(spec.name);
   if (!attempts.ok()) return std::nullopt;
   std::vector<v1::Attempt> out;
   for (auto& a : *attempts) {
-    if (counted.count(a.attempt_id()) > 0) out.push_back(std::move(a));
+    if (counted.Counted(a.attempt_id())) out.push_back(std::move(a));
   }
   return out;
 }
@@ -268,7 +268,7 @@ RunOutcome SweepRunner::Finish() {
   // large sweeps). The server's queued shutdowns are sent within its linger.
   const bool finished = st.scheduler->Finished();
   const size_t space_configurations = st.scheduler->configs().size();
-  std::unordered_set<std::string> counted = st.scheduler->TakeCountedAttemptIds();
+  LeaseTable counted = st.scheduler->TakeLeases();  // which attempts were counted
   st.server.reset();
   std::thread release([scheduler = std::move(st.scheduler)]() mutable { scheduler.reset(); });
   auto records = st.write_behind->LoadConfigs(st.spec.name);
@@ -287,23 +287,22 @@ RunOutcome SweepRunner::Finish() {
   records = std::vector<v1::ConfigRecord>{};  // emptied by the aggregate; its array goes too
   size_t counted_found = 0;  // attempt ids are unique, so each counted one is found at most once
   Status read = st.write_behind->ForEachAttempt(st.spec.name, [&](const v1::Attempt& a) {
-    counted_found += counted.count(a.attempt_id());
+    counted_found += counted.Counted(a.attempt_id()) ? 1 : 0;
     aggregate.Add(a);
     return Status::Ok();
   });
   (void)st.write_behind->Flush();
   Status complete =
       read.ok() ? read : Status(read.code(), "cannot read results back: " + read.message());
-  if (complete.ok() && counted_found != counted.size()) {
+  if (complete.ok() && static_cast<int64_t>(counted_found) != counted.counted()) {
     // Some counted attempt is missing: the exact check names one (a rare path: load them all).
     auto attempts = st.write_behind->LoadAttempts(st.spec.name);
     complete = attempts.ok() ? CheckAttemptsComplete(*attempts, counted) : attempts.status();
   }
   if (complete.ok()) {
-    complete =
-        CheckStoreIntact(st.write_behind.get(), st.spec, static_cast<int64_t>(counted.size()));
+    complete = CheckStoreIntact(st.write_behind.get(), st.spec, counted.counted());
   }
-  std::unordered_set<std::string>().swap(counted);  // checked: its memory goes before the peak
+  counted = LeaseTable();  // checked: its memory goes before the peak
   phase("read back and checked");
   if (!complete.ok()) {
     // kDataLoss: attempts vanished; anything else: the store could not be read right now.

@@ -3,7 +3,6 @@
 #include <sys/random.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
 
 #include "common/wire/wire.h"
@@ -12,12 +11,12 @@ namespace fleetsweep {
 
 namespace {
 
-// 16 bytes from the kernel's CSPRNG, drawn 4 KiB at a time (one getrandom per 256 ids instead of
+// 8 bytes from the kernel's CSPRNG, drawn 4 KiB at a time (one getrandom per 512 ids instead of
 // one per id); each byte is handed out once and zeroed in the pool.
-void RandomBytes16(unsigned char* out) {
+uint64_t RandomWord() {
   thread_local unsigned char pool[4096];
   thread_local size_t used = sizeof pool;
-  if (used + 16 > sizeof pool) {
+  if (used + 8 > sizeof pool) {
     size_t got = 0;
     while (got < sizeof pool) {
       ssize_t n = getrandom(pool + got, sizeof pool - got, 0);
@@ -25,37 +24,108 @@ void RandomBytes16(unsigned char* out) {
     }
     used = 0;
   }
-  std::memcpy(out, pool + used, 16);
-  std::memset(pool + used, 0, 16);
-  used += 16;
+  uint64_t w;
+  std::memcpy(&w, pool + used, 8);
+  std::memset(pool + used, 0, 8);
+  used += 8;
+  return w;
+}
+
+constexpr char kHex[] = "0123456789abcdef";
+
+void AppendHex64(uint64_t v, std::string* out) {
+  for (int shift = 60; shift >= 0; shift -= 4) out->push_back(kHex[(v >> shift) & 15]);
+}
+
+// The 16 lowercase hex digits at p as a number; false when one is not a lowercase hex digit.
+bool ParseHex64(const char* p, uint64_t* v) {
+  uint64_t x = 0;
+  for (int i = 0; i < 16; ++i) {
+    const char c = p[i];
+    int d;
+    if (c >= '0' && c <= '9') {
+      d = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      d = c - 'a' + 10;
+    } else {
+      return false;
+    }
+    x = (x << 4) | static_cast<uint64_t>(d);
+  }
+  *v = x;
+  return true;
 }
 
 }  // namespace
 
-std::string LeaseTable::NewId(const std::string& config_key, const std::string& epoch,
-                              bool reference) {
-  unsigned char bits[16];
-  RandomBytes16(bits);
-  static const char kHex[] = "0123456789abcdef";
+uint32_t LeaseTable::Holder(const std::string& worker_id, const std::string& identity) {
+  std::string key;
+  key.reserve(worker_id.size() + 1 + identity.size());
+  key.append(worker_id).append(1, '\0').append(identity);
+  auto [it, added] = holder_index_.emplace(std::move(key), static_cast<uint32_t>(holders_.size()));
+  if (added) holders_.emplace_back(worker_id, identity);
+  return it->second;
+}
+
+std::string LeaseTable::Grant(const std::string& config_key, const std::string& epoch,
+                              const LeaseInfo& info, const std::string& identity) {
+  Row row;
+  row.secret = RandomWord();
+  row.config = info.config;
+  row.holder = Holder(info.worker_id, identity) | (info.reference ? kReference : 0);
+  const uint64_t number = rows_.size();
+  rows_.push_back(row);
   std::string id;
   id.reserve(config_key.size() + epoch.size() + 38);
   id.append(config_key).append(1, '-').append(epoch).append(1, '-');
-  for (unsigned char b : bits) {
-    id.push_back(kHex[b >> 4]);
-    id.push_back(kHex[b & 15]);
-  }
-  if (reference) id.append("-ref");
+  AppendHex64(number, &id);
+  AppendHex64(row.secret, &id);
+  if (info.reference) id.append("-ref");
+  leases_[id] = info;
   return id;
 }
 
-void LeaseTable::Add(const std::string& lease_id, const LeaseInfo& info, LeaseGrant grant) {
-  leases_[lease_id] = info;
-  grants_[lease_id] = std::move(grant);
+const LeaseTable::Row* LeaseTable::FindRow(const std::string& lease_id) const {
+  size_t end = lease_id.size();
+  if (end >= 4 && lease_id.compare(end - 4, 4, "-ref") == 0) end -= 4;
+  if (end < 33 || lease_id[end - 33] != '-') return nullptr;
+  uint64_t number = 0, secret = 0;
+  if (!ParseHex64(lease_id.data() + end - 32, &number) ||
+      !ParseHex64(lease_id.data() + end - 16, &secret) || number >= rows_.size()) {
+    return nullptr;
+  }
+  const Row& row = rows_[static_cast<size_t>(number)];
+  const bool reference = end != lease_id.size();
+  if (row.secret != secret || ((row.holder & kReference) != 0) != reference) return nullptr;
+  return &row;
 }
 
-const LeaseGrant* LeaseTable::FindGrant(const std::string& lease_id) const {
-  auto it = grants_.find(lease_id);
-  return it == grants_.end() ? nullptr : &it->second;
+std::optional<LeaseGrant> LeaseTable::FindGrant(const std::string& lease_id) const {
+  const Row* row = FindRow(lease_id);
+  if (row == nullptr) return std::nullopt;
+  const auto& holder = holders_[row->holder & kHolder];
+  LeaseGrant g;
+  g.worker_id = &holder.first;
+  g.identity = &holder.second;
+  g.config = row->config;
+  g.reference = (row->holder & kReference) != 0;
+  g.counted = (row->holder & kCounted) != 0;
+  return g;
+}
+
+bool LeaseTable::Count(const std::string& attempt_id) {
+  Row* row = const_cast<Row*>(FindRow(attempt_id));
+  if (row == nullptr) return counted_elsewhere_.insert(attempt_id).second;
+  if ((row->holder & kCounted) != 0) return false;
+  row->holder |= kCounted;
+  ++counted_;
+  return true;
+}
+
+bool LeaseTable::Counted(const std::string& attempt_id) const {
+  const Row* row = FindRow(attempt_id);
+  if (row == nullptr) return counted_elsewhere_.count(attempt_id) > 0;
+  return (row->holder & kCounted) != 0;
 }
 
 const LeaseInfo* LeaseTable::Find(const std::string& lease_id) const {

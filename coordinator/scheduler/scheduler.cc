@@ -118,7 +118,7 @@ Status Scheduler::Init() {
 }
 
 void Scheduler::CountAttempt(const v1::Attempt& a) {
-  if (!counted_.insert(a.attempt_id()).second) return;
+  if (!leases_.Count(a.attempt_id())) return;
   if (a.ok()) {
     ++counters_.attempts_ok;
     counters_.samples += a.samples_size();
@@ -152,17 +152,23 @@ void Scheduler::Reevaluate(int index) {
   }
 }
 
+bool Scheduler::IsLeaseKey(int config, const std::string& key) const {
+  if (config < 0) return key == dispatcher_.reference_key();
+  const std::string& held = configs_.Get(config).record.config_key();  // a leased one is held
+  return held.empty() ? configs_.Key(config) == key : held == key;
+}
+
 const char* Scheduler::RefuseReason(const std::string& worker_id, const std::string& identity,
                                     const v1::Result& result) const {
   const v1::Attempt& a = result.attempt();
   if (result.sweep() != spec_.name) return "it names another sweep";
-  const LeaseGrant* g = leases_.FindGrant(result.lease_id());
-  if (g == nullptr) return "no such lease was granted by this coordinator";
-  if (g->worker_id != worker_id || g->identity != identity) {
+  const std::optional<LeaseGrant> g = leases_.FindGrant(result.lease_id());
+  if (!g) return "no such lease was granted by this coordinator";
+  if (*g->worker_id != worker_id || *g->identity != identity) {
     return "the lease was granted to another worker";
   }
   if (a.attempt_id() != result.lease_id()) return "its attempt id is not the lease id";
-  if (a.config_key() != g->config_key || a.reference() != g->reference) {
+  if (a.reference() != g->reference || !IsLeaseKey(g->config, a.config_key())) {
     return "its configuration is not the lease's";
   }
   if (!SamplesAreFinite(a)) return "a sample is NaN or infinite";
@@ -184,7 +190,7 @@ StatusOr<bool> Scheduler::OnResult(const std::string& worker_id, const v1::Resul
     }
     return false;
   }
-  const bool counted_before = counted_.count(a.attempt_id()) > 0;
+  const bool counted_before = leases_.Counted(a.attempt_id());
   if (!counted_before && stored_ahead_.erase(a.attempt_id()) == 0) {
     // Durable first: only a stored attempt is counted. A worker may have stored it already
     // (cluster mode); counting is by id.

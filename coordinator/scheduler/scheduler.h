@@ -152,9 +152,12 @@ class Scheduler {
   double StoreFailingSeconds(double now) const;
   const Status& StoreError() const { return store_error_; }
   // Attempts counted (stored and counted once), for cross-checks against what the store holds.
-  const std::unordered_set<std::string>& CountedAttemptIds() const { return counted_; }
-  // Moves the counted attempt ids out (the scheduler then counts none: only before it goes).
-  std::unordered_set<std::string> TakeCountedAttemptIds() { return std::move(counted_); }
+  int64_t CountedAttempts() const { return leases_.counted(); }
+  // The lease table: its grants and which attempts were counted (LeaseTable::Counted).
+  const LeaseTable& leases() const { return leases_; }
+  // Moves the lease table out, for Finish's check of the counted attempts: afterwards the
+  // scheduler may only be destroyed.
+  LeaseTable TakeLeases() { return std::move(leases_); }
   // Leases granted and not yet returned or expired.
   int64_t OutstandingLeases() const { return leases_.outstanding(); }
   Progress GetProgress() const;
@@ -187,6 +190,8 @@ class Scheduler {
   // Records the outcome of a store write (item 7 of issue 15).
   void NoteStoreWrite(const Status& s);
   void ProbeStore(double now);
+  // Whether `key` is the config_key of the lease's configuration (`config`: LeaseGrant::config).
+  bool IsLeaseKey(int config, const std::string& key) const;
   // nullptr when `result` may be counted; else why it is refused.
   const char* RefuseReason(const std::string& worker_id, const std::string& identity,
                            const v1::Result& result) const;
@@ -202,7 +207,6 @@ class Scheduler {
   Dispatcher dispatcher_;
   LeaseTable leases_;
   WorkerRegistry workers_;
-  std::unordered_set<std::string> counted_;
   std::set<std::string> stored_ahead_;  // attempt ids written by StoreAhead, not counted yet
   Progress counters_;
   double now_ = 0;  // the latest `now` passed in

@@ -79,7 +79,6 @@ v1::Lease Scheduler::MakeLease(int index, const std::string& worker_id, bool ref
   const Config params = index >= 0 ? configs_.Params(index) : *dispatcher_.reference();
   const std::string key =
       index >= 0 ? configs_.at(index).record.config_key() : dispatcher_.reference_key();
-  lease.set_lease_id(LeaseTable::NewId(key, options_.epoch, reference));
   lease.set_sweep(spec_.name);
   lease.set_spec_hash(spec_hash_);
   lease.set_config_key(key);
@@ -93,8 +92,7 @@ v1::Lease Scheduler::MakeLease(int index, const std::string& worker_id, bool ref
   info.granted_at = now;
   info.reference = reference;
   const WorkerInfo* holder = workers_.Find(worker_id);
-  leases_.Add(lease.lease_id(), info,
-              LeaseGrant{worker_id, holder ? holder->identity : "", key, reference});
+  lease.set_lease_id(leases_.Grant(key, options_.epoch, info, holder ? holder->identity : ""));
   workers_.AddLease(worker_id, lease.lease_id());
   if (index >= 0 && !reference) configs_.LeaseStarted(index);
   if (options_.on_lease_granted) options_.on_lease_granted(lease);

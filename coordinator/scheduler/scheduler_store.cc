@@ -84,7 +84,7 @@ void Scheduler::StoreAhead(const std::vector<ResultRef>& batch) {
   for (const ResultRef& r : batch) {
     const std::string& id = r.result->attempt().attempt_id();
     if (RefuseReason(*r.worker_id, *r.identity, *r.result) != nullptr) continue;
-    if (counted_.count(id) || stored_ahead_.count(id) || !ids.insert(id).second) continue;
+    if (leases_.Counted(id) || stored_ahead_.count(id) || !ids.insert(id).second) continue;
     attempts.push_back(r.result->attempt());
   }
   if (attempts.size() < 2) return;  // one result: OnResult writes it itself

@@ -252,7 +252,7 @@ TEST_F(ServerTest, ResultsAreStoredTogetherAndAcknowledgedTogetherOnlyOnceDurabl
   EXPECT_EQ(later->result_acks().lease_ids_size(), 3);
   stored = StoredIds();
   for (const auto& l : second) EXPECT_TRUE(stored.count(l.lease_id())) << l.lease_id();
-  EXPECT_EQ(sched_->CountedAttemptIds().size(), 6u);
+  EXPECT_EQ(sched_->CountedAttempts(), 6);
 }
 
 // A version-1 worker is told, in version 1 (which it can read), that this coordinator speaks 2.
@@ -293,7 +293,7 @@ TEST_F(ServerWriteBehindTest, LeasesAreGrantedWhileAWriteIsInFlightAndItsAckWait
   // ack cannot come before the write it acknowledges is durable).
   auto more = Request(1);
   ASSERT_EQ(more.size(), 1u);
-  EXPECT_EQ(sched_->CountedAttemptIds().size(), 2u) << "counted while the write is in flight";
+  EXPECT_EQ(sched_->CountedAttempts(), 2) << "counted while the write is in flight";
   for (const auto& l : first) EXPECT_FALSE(StoredIds(/*direct=*/true).count(l.lease_id()));
   hold.unlock();
   auto acks = Next();
