@@ -1,0 +1,48 @@
+// ReturnFreedMemoryPromptly: freed pages go back to the system at once, with whichever allocator
+// the binary has (this test links fleetsweep::malloc like the long-running binaries).
+#include "common/util/freed_memory.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <memory>
+#include <vector>
+
+namespace fleetsweep {
+namespace {
+
+long RssKib() {
+  std::ifstream statm("/proc/self/statm");
+  long size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * 4;  // 4 KiB pages
+}
+
+// Allocates ~100 MiB in 512-byte blocks (touched), frees them all.
+void AllocateAndFree() {
+  std::vector<std::unique_ptr<char[]>> blocks;
+  blocks.reserve(200000);
+  for (int i = 0; i < 200000; ++i) {
+    blocks.emplace_back(new char[512]);
+    std::memset(blocks.back().get(), i & 0xFF, 512);
+  }
+}
+
+TEST(FreedMemory, FreedPagesGoBackToTheSystemAtOnceFromTheCallOn) {
+  EXPECT_EQ(MallocIsJemalloc(), FLEETSWEEP_EXPECT_JEMALLOC != 0)
+      << "the weak mallctl must resolve exactly when the binary links jemalloc";
+  const long base = RssKib();
+  AllocateAndFree();
+  const long kept = RssKib() - base;
+  if (MallocIsJemalloc()) {
+    EXPECT_GT(kept, 60 * 1024) << "jemalloc keeps freed pages for its decay time by default";
+  }
+  EXPECT_EQ(ReturnFreedMemoryPromptly(), MallocIsJemalloc());
+  EXPECT_LT(RssKib() - base, 30 * 1024) << "kept before the call: " << kept << " KiB";
+  AllocateAndFree();
+  EXPECT_LT(RssKib() - base, 30 * 1024) << "freed after the call: back at once";
+}
+
+}  // namespace
+}  // namespace fleetsweep
