@@ -79,11 +79,11 @@ void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, boo
       c.metrics[metric] = Summarize(execs, cseed, primary ? resamples : 500);
     }
     auto p = c.metrics.find(primary_);
-    e->raw_primary = p != c.metrics.end() ? p->second : MetricSummary{};
+    e->base.raw_primary = p != c.metrics.end() ? p->second : MetricSummary{};
     CheckBounds(spec_, &c);
-    e->metrics = std::move(c.metrics);
-    e->violates_bound = c.violates_bound;
-    e->bound_violations = std::move(c.bound_violations);
+    e->base.metrics = std::move(c.metrics);
+    e->base.violates_bound = c.violates_bound;
+    e->base.bound_violations = std::move(c.bound_violations);
   }
   if (corrected) {
     Executions corr;
@@ -94,7 +94,7 @@ void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, boo
     });
     if (raw != e->raw.end() && unit) {
       LogMedians(raw->second, e->primary_sessions, &e->log_medians, &e->log_sessions);
-      e->primary = applied ? Summarize(raw->second, cseed, resamples) : e->raw_primary;
+      e->base.primary = applied ? Summarize(raw->second, cseed, resamples) : e->base.raw_primary;
       return;
     }
     if (raw != e->raw.end()) {
@@ -107,7 +107,7 @@ void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, boo
       }
     }
     LogMedians(corr, e->primary_sessions, &e->log_medians, &e->log_sessions);
-    e->primary = applied ? Summarize(corr, cseed, resamples) : e->raw_primary;
+    e->base.primary = applied ? Summarize(corr, cseed, resamples) : e->base.raw_primary;
   }
 }
 
@@ -121,8 +121,8 @@ void IncrementalAggregate::RetierCIs(bool minimize, bool applied,
   std::vector<size_t> ranked;
   for (size_t i = 0; i < entries_.size(); ++i) {
     const Entry& e = entries_[i];
-    if (e.primary.n > 0 && !e.violates_bound &&
-        !LacksBoundedMetric(spec_, e.base.ok_attempts, e.metrics)) {
+    if (e.base.primary.n > 0 && !e.base.violates_bound &&
+        !LacksBoundedMetric(spec_, e.base.ok_attempts, e.base.metrics)) {
       ranked.push_back(i);
     }
   }
@@ -131,8 +131,8 @@ void IncrementalAggregate::RetierCIs(bool minimize, bool applied,
   if (full != rest && top > 0 && top < ranked.size()) {
     std::nth_element(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(top - 1),
                      ranked.end(), [&](size_t a, size_t b) {
-                       const double ma = entries_[a].primary.median;
-                       const double mb = entries_[b].primary.median;
+                       const double ma = entries_[a].base.primary.median;
+                       const double mb = entries_[b].base.primary.median;
                        if (ma != mb) return RanksBefore(ma, mb, minimize);
                        return a < b;
                      });

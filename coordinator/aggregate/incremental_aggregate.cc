@@ -92,19 +92,16 @@ std::string WinnerRule(double alpha, int looks) {
 
 ConfigResult IncrementalAggregate::Materialize(Entry& e, bool take) const {
   ConfigResult c = take ? std::move(e.base) : e.base;
+  static const FailureTexts kNone;
+  const FailureTexts& f = e.failures ? *e.failures : kNone;
   if (e.any_failure) {
-    c.failure_class = e.attempt_failure_class;
-    c.failure_detail = e.attempt_failure_detail;
+    c.failure_class = f.attempt_class;
+    c.failure_detail = f.attempt_detail;
   }
-  if (e.record_infeasible && (!e.record_failure_class.empty() || !e.any_failure)) {
-    c.failure_class = e.record_failure_class;
-    c.failure_detail = e.record_failure_detail;
+  if (e.record_infeasible && (!f.record_class.empty() || !e.any_failure)) {
+    c.failure_class = f.record_class;
+    c.failure_detail = f.record_detail;
   }
-  c.metrics = take ? std::move(e.metrics) : e.metrics;
-  c.raw_primary = e.raw_primary;
-  c.primary = e.primary;
-  c.violates_bound = e.violates_bound;
-  c.bound_violations = e.bound_violations;
   return c;
 }
 

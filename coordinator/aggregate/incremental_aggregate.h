@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -73,26 +74,33 @@ class IncrementalAggregate {
   // Configurations whose summaries the next Result recomputes (without a node-effect change).
   int64_t dirty() const { return dirty_count_; }
   int64_t configurations() const { return static_cast<int64_t>(entries_.size()); }
+  // Bytes of one configuration's entry before its samples, maps and texts (sizeof; a test keeps
+  // it within a budget, issue 16).
+  static size_t EntryBytes();
 
  private:
   using Executions = std::vector<std::vector<double>>;
   void Append(const v1::ConfigRecord& r);
+  // A configuration's failure texts (most configurations have none: allocated when one comes).
+  struct FailureTexts {
+    std::string record_class, record_detail;    // its record's, when the record is infeasible
+    std::string attempt_class, attempt_detail;  // Aggregate's first-failure rule
+  };
+  // One configuration (memory, issue 16: ~0.7 KB before its samples; the summaries live in
+  // `base` once, not beside it).
   struct Entry {
-    ConfigResult base;  // key, params, status, counts, nodes, fingerprints, failures by class
+    // Key, params, status, counts, nodes, fingerprints, failures by class, and the cached
+    // summaries (metrics, raw_primary, primary, bound fields; valid when !dirty). Its
+    // failure_class and failure_detail stay empty: Materialize sets them from `failures`.
+    ConfigResult base;
     bool record_infeasible = false;
-    std::string record_failure_class, record_failure_detail;
     bool any_failure = false;
-    std::string attempt_failure_class, attempt_failure_detail;  // Aggregate's first-failure rule
-    std::map<std::string, Executions> raw;                      // metric -> executions
-    std::vector<int32_t> primary_nodes;  // the node (log_.node) of each raw[primary] execution
+    bool dirty = true;
+    std::unique_ptr<FailureTexts> failures;
+    std::map<std::string, Executions> raw;  // metric -> executions
+    std::vector<int32_t> primary_nodes;     // the node (log_.node) of each raw[primary] execution
     // The benchmark session of each raw[primary] execution (ExecutionLog's index; -1: none).
     std::vector<int32_t> primary_sessions;
-    // Cached summaries (valid when !dirty).
-    bool dirty = true;
-    std::map<std::string, MetricSummary> metrics;
-    MetricSummary raw_primary, primary;
-    bool violates_bound = false;
-    std::vector<std::string> bound_violations;
     std::vector<double> log_medians;    // of the corrected primary executions
     std::vector<int32_t> log_sessions;  // the session of each of them (AuditEffects)
     int primary_resamples = 0;          // bootstrap rounds of the cached primary CIs (0: none yet)

@@ -63,6 +63,8 @@ void IncrementalAggregate::AppendTaking(v1::ConfigRecord* r) {
   Insert(std::move(e));
 }
 
+size_t IncrementalAggregate::EntryBytes() { return sizeof(Entry); }
+
 void IncrementalAggregate::Insert(Entry e) {
   index_[e.base.key] = entries_.size();
   entries_.push_back(std::move(e));  // dirty: its (empty) summaries are computed on Result
@@ -86,8 +88,11 @@ void IncrementalAggregate::UpdateRecord(const v1::ConfigRecord& r) {
 void IncrementalAggregate::SetRecordState(const v1::ConfigRecord& r, Entry* e) {
   e->base.status = Outcome(r);
   e->record_infeasible = r.state() == v1::CONFIG_STATE_INFEASIBLE;
-  e->record_failure_class = e->record_infeasible ? ClassName(r.last_failure()) : "";
-  e->record_failure_detail = e->record_infeasible ? r.last_failure_detail() : "";
+  if (e->record_infeasible && !e->failures) e->failures = std::make_unique<FailureTexts>();
+  if (e->failures) {
+    e->failures->record_class = e->record_infeasible ? ClassName(r.last_failure()) : "";
+    e->failures->record_detail = e->record_infeasible ? r.last_failure_detail() : "";
+  }
 }
 
 size_t IncrementalAggregate::GroupFiniteSamples(const v1::Attempt& a) {
@@ -142,9 +147,10 @@ void IncrementalAggregate::Add(const v1::Attempt& a) {
   if (!a.ok()) {
     ++c->failed_attempts;
     c->failures_by_class[ClassName(a.failure_class())]++;
-    if (!e.any_failure || e.attempt_failure_class.empty()) {
-      e.attempt_failure_class = ClassName(a.failure_class());
-      e.attempt_failure_detail = a.failure_detail();
+    if (!e.failures) e.failures = std::make_unique<FailureTexts>();
+    if (!e.any_failure || e.failures->attempt_class.empty()) {
+      e.failures->attempt_class = ClassName(a.failure_class());
+      e.failures->attempt_detail = a.failure_detail();
     }
     e.any_failure = true;
     return;  // a failed attempt changes no summary
