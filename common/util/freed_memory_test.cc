@@ -1,5 +1,6 @@
-// ReturnFreedMemoryPromptly: freed pages go back to the system at once, with whichever allocator
-// the binary has (this test links fleetsweep::malloc like the long-running binaries).
+// FreedMemoryReturnedPromptly: while it lives freed pages go back to the system at once, with
+// whichever allocator the binary has (this test links fleetsweep::malloc like the long-running
+// binaries); afterwards jemalloc keeps them for its decay time again.
 #include "common/util/freed_memory.h"
 
 #include <gtest/gtest.h>
@@ -29,7 +30,7 @@ void AllocateAndFree() {
   }
 }
 
-TEST(FreedMemory, FreedPagesGoBackToTheSystemAtOnceFromTheCallOn) {
+TEST(FreedMemory, FreedPagesGoBackAtOnceWhileTheScopeLivesAndAreKeptAfter) {
   EXPECT_EQ(MallocIsJemalloc(), FLEETSWEEP_EXPECT_JEMALLOC != 0)
       << "the weak mallctl must resolve exactly when the binary links jemalloc";
   const long base = RssKib();
@@ -38,10 +39,17 @@ TEST(FreedMemory, FreedPagesGoBackToTheSystemAtOnceFromTheCallOn) {
   if (MallocIsJemalloc()) {
     EXPECT_GT(kept, 60 * 1024) << "jemalloc keeps freed pages for its decay time by default";
   }
-  EXPECT_EQ(ReturnFreedMemoryPromptly(), MallocIsJemalloc());
-  EXPECT_LT(RssKib() - base, 30 * 1024) << "kept before the call: " << kept << " KiB";
-  AllocateAndFree();
-  EXPECT_LT(RssKib() - base, 30 * 1024) << "freed after the call: back at once";
+  {
+    FreedMemoryReturnedPromptly prompt;
+    EXPECT_EQ(prompt.active(), MallocIsJemalloc());
+    EXPECT_LT(RssKib() - base, 30 * 1024) << "kept before the scope: " << kept << " KiB";
+    AllocateAndFree();
+    EXPECT_LT(RssKib() - base, 30 * 1024) << "freed inside the scope: back at once";
+  }
+  if (MallocIsJemalloc()) {
+    AllocateAndFree();
+    EXPECT_GT(RssKib() - base, 60 * 1024) << "after the scope the default decay is back";
+  }
 }
 
 }  // namespace

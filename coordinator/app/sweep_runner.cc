@@ -267,11 +267,13 @@ RunOutcome SweepRunner::Finish() {
   // is kept, and they go (on a thread, beside the records' read) before the aggregate is built:
   // their per-configuration state is about 0.7 KB a configuration that ran (issue 16's completed
   // large sweeps). The server's queued shutdowns are sent within its linger.
-  // From here on what is freed (the scheduler's and the server's state, then each consumed
-  // record and entry) goes back to the system at once: with jemalloc's default decay it stayed
-  // resident under the aggregate's peak (222 -> 169 MiB for a completed 64,000-configuration
-  // sweep, docs/performance.md). The process ends after Finish, so no later phase pays for it.
-  ReturnFreedMemoryPromptly();
+  // Until the aggregate is taken, what is freed (the scheduler's and the server's state, then
+  // each consumed record and entry) goes back to the system at once: with jemalloc's default
+  // decay it stayed resident under the aggregate's peak (240 -> 166 MiB for a completed
+  // 64,000-configuration sweep, docs/performance.md). Not for results and the report: returning
+  // pages costs time, and the peak is past.
+  std::optional<FreedMemoryReturnedPromptly> prompt;
+  prompt.emplace();
   const bool finished = st.scheduler->Finished();
   const size_t space_configurations = st.scheduler->configs().size();
   LeaseTable counted = st.scheduler->TakeLeases();  // which attempts were counted
@@ -317,6 +319,7 @@ RunOutcome SweepRunner::Finish() {
                             complete.message());
   }
   SweepResult result = aggregate.TakeResult();
+  prompt.reset();
   result.interrupted = !finished;
   result.space_configurations = space_configurations;
   phase("aggregate");
