@@ -69,7 +69,9 @@ TEST(StoreGuard, AMissingAttemptOfThisRunsLeaseIsDataLoss) {
     v1::Attempt a = Attempt(i);
     a.set_attempt_id(counted.Grant(a.config_key(), "e", info, ""));
     ASSERT_TRUE(counted.Count(a.attempt_id()));
-    if (i != 1) ASSERT_TRUE((*store)->PutAttempt(spec.name, a).ok());
+    if (i != 1) {
+      ASSERT_TRUE((*store)->PutAttempt(spec.name, a).ok());
+    }
   }
   ASSERT_TRUE((*store)->PutAttempt(spec.name, Attempt(7)).ok());  // stored, never counted
   auto loaded = (*store)->LoadAttempts(spec.name);
