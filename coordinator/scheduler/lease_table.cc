@@ -85,24 +85,25 @@ std::string LeaseTable::Grant(const std::string& config_key, const std::string& 
   return id;
 }
 
-const LeaseTable::Row* LeaseTable::FindRow(const std::string& lease_id) const {
+size_t LeaseTable::RowOf(const std::string& lease_id) const {
   size_t end = lease_id.size();
   if (end >= 4 && lease_id.compare(end - 4, 4, "-ref") == 0) end -= 4;
-  if (end < 33 || lease_id[end - 33] != '-') return nullptr;
+  if (end < 33 || lease_id[end - 33] != '-') return kNoRow;
   uint64_t number = 0, secret = 0;
   if (!ParseHex64(lease_id.data() + end - 32, &number) ||
       !ParseHex64(lease_id.data() + end - 16, &secret) || number >= rows_.size()) {
-    return nullptr;
+    return kNoRow;
   }
   const Row& row = rows_[static_cast<size_t>(number)];
   const bool reference = end != lease_id.size();
-  if (row.secret != secret || ((row.holder & kReference) != 0) != reference) return nullptr;
-  return &row;
+  if (row.secret != secret || ((row.holder & kReference) != 0) != reference) return kNoRow;
+  return static_cast<size_t>(number);
 }
 
 std::optional<LeaseGrant> LeaseTable::FindGrant(const std::string& lease_id) const {
-  const Row* row = FindRow(lease_id);
-  if (row == nullptr) return std::nullopt;
+  const size_t at = RowOf(lease_id);
+  if (at == kNoRow) return std::nullopt;
+  const Row* row = &rows_[at];
   const auto& holder = holders_[row->holder & kHolder];
   LeaseGrant g;
   g.worker_id = &holder.first;
@@ -114,18 +115,19 @@ std::optional<LeaseGrant> LeaseTable::FindGrant(const std::string& lease_id) con
 }
 
 bool LeaseTable::Count(const std::string& attempt_id) {
-  Row* row = const_cast<Row*>(FindRow(attempt_id));
-  if (row == nullptr) return counted_elsewhere_.insert(attempt_id).second;
-  if ((row->holder & kCounted) != 0) return false;
-  row->holder |= kCounted;
+  const size_t at = RowOf(attempt_id);
+  if (at == kNoRow) return counted_elsewhere_.insert(attempt_id).second;
+  Row& row = rows_[at];
+  if ((row.holder & kCounted) != 0) return false;
+  row.holder |= kCounted;
   ++counted_;
   return true;
 }
 
 bool LeaseTable::Counted(const std::string& attempt_id) const {
-  const Row* row = FindRow(attempt_id);
-  if (row == nullptr) return counted_elsewhere_.count(attempt_id) > 0;
-  return (row->holder & kCounted) != 0;
+  const size_t at = RowOf(attempt_id);
+  if (at == kNoRow) return counted_elsewhere_.count(attempt_id) > 0;
+  return (rows_[at].holder & kCounted) != 0;
 }
 
 const LeaseInfo* LeaseTable::Find(const std::string& lease_id) const {

@@ -85,8 +85,10 @@ class LeaseTable {
     uint32_t holder = 0;  // index in holders_ | kReference | kCounted
   };
   static constexpr uint32_t kReference = 1u << 31, kCounted = 1u << 30, kHolder = kCounted - 1;
-  // The row `lease_id` names when its random half matches; nullptr otherwise.
-  const Row* FindRow(const std::string& lease_id) const;
+  static constexpr size_t kNoRow = static_cast<size_t>(-1);
+  // The index of the row `lease_id` names when its random half and reference suffix match;
+  // kNoRow otherwise.
+  size_t RowOf(const std::string& lease_id) const;
   uint32_t Holder(const std::string& worker_id, const std::string& identity);
 
   std::map<std::string, LeaseInfo> leases_;
