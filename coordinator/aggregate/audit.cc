@@ -6,19 +6,10 @@
 #include <map>
 #include <utility>
 
+#include "coordinator/aggregate/audit_blocks.h"
+
 namespace fleetsweep {
 namespace {
-
-// All parameters except `skip`, as "a=1,b=2": configurations with equal keys differ only in
-// `skip`.
-std::string OthersKey(const ConfigResult& c, const std::string& skip) {
-  std::string k;
-  for (const auto& [name, value] : c.params) {
-    if (name == skip) continue;
-    k += name + "=" + value + "\x1f";
-  }
-  return k;
-}
 
 std::string Join(const std::set<std::string>& s) {
   std::string out;
@@ -33,13 +24,17 @@ namespace {
 // Unordered pairs among n.
 int64_t Pairs(int64_t n) { return n * (n - 1) / 2; }
 
-// Pairs of `members` whose values of `p` differ: all pairs less those within one value.
-int64_t PairsWithDifferentValues(const std::vector<const ConfigResult*>& members,
-                                 const std::string& p) {
-  std::map<std::string, int64_t> by_value;
-  for (const ConfigResult* c : members) ++by_value[c->params.at(p)];
+// Pairs of `members` whose values of parameter `p` differ: all pairs less those within one value.
+int64_t PairsWithDifferentValues(const ParamTable& t, const std::vector<size_t>& members, int32_t p,
+                                 std::vector<int64_t>* by_value) {
+  by_value->clear();
+  for (size_t i : members) {
+    const size_t level = static_cast<size_t>(t.Level(i, p));
+    if (level >= by_value->size()) by_value->resize(level + 1, 0);
+    ++(*by_value)[level];
+  }
   int64_t same = 0;
-  for (const auto& [value, n] : by_value) same += Pairs(n);
+  for (int64_t n : *by_value) same += Pairs(n);
   return Pairs(static_cast<int64_t>(members.size())) - same;
 }
 
@@ -50,13 +45,14 @@ std::string PairExample(const std::string& p, const ConfigResult& a, const Confi
 
 // The first pair (in member order) with different values of `p` whose fingerprint sets are
 // equal (`same`) or differ; "" when there is none.
-std::string FirstExample(const std::vector<const ConfigResult*>& members, const std::string& p,
+std::string FirstExample(const std::vector<ConfigResult>& configs, const ParamTable& t,
+                         const std::vector<size_t>& members, const std::string& p, int32_t pid,
                          bool same) {
   for (size_t i = 0; i < members.size(); ++i) {
     for (size_t j = i + 1; j < members.size(); ++j) {
-      const ConfigResult& a = *members[i];
-      const ConfigResult& b = *members[j];
-      if (a.params.at(p) == b.params.at(p)) continue;
+      if (t.Level(members[i], pid) == t.Level(members[j], pid)) continue;
+      const ConfigResult& a = configs[members[i]];
+      const ConfigResult& b = configs[members[j]];
       if ((a.fingerprints == b.fingerprints) == same) return PairExample(p, a, b);
     }
   }
@@ -72,32 +68,35 @@ std::string FirstExample(const std::vector<const ConfigResult*>& members, const 
 std::vector<InjectionVerdict> AuditInjection(const std::vector<ConfigResult>& configs,
                                              const std::vector<std::string>& params) {
   std::vector<InjectionVerdict> out;
+  const ParamTable table(configs);
+  std::vector<int64_t> scratch;
   for (const auto& p : params) {
     InjectionVerdict v;
     v.param = p;
-    std::map<std::string, std::vector<const ConfigResult*>> blocks;
-    for (const auto& c : configs) {
-      if (c.ok_attempts == 0 || !c.params.count(p)) continue;
-      blocks[OthersKey(c, p)].push_back(&c);
-    }
+    const int32_t pid = table.Param(p);
     std::string same_example, diff_example;
-    for (const auto& [key, members] : blocks) {
-      std::vector<const ConfigResult*> with_fp;
-      std::map<std::string, std::vector<const ConfigResult*>> by_fingerprints;
-      for (const ConfigResult* c : members) {
-        if (c->fingerprints.empty()) continue;
-        with_fp.push_back(c);
-        by_fingerprints[Join(c->fingerprints)].push_back(c);
+    for (const ParamBlock& block :
+         table.BlocksDifferingIn(p, [&](size_t i) { return configs[i].ok_attempts > 0; })) {
+      const std::vector<size_t>& members = block.members;
+      std::vector<size_t> with_fp;
+      std::map<std::string, std::vector<size_t>> by_fingerprints;
+      for (size_t i : members) {
+        if (configs[i].fingerprints.empty()) continue;
+        with_fp.push_back(i);
+        by_fingerprints[Join(configs[i].fingerprints)].push_back(i);
       }
-      const int64_t pairs = PairsWithDifferentValues(with_fp, p);
+      const int64_t pairs = PairsWithDifferentValues(table, with_fp, pid, &scratch);
       int64_t same_fp = 0;
       for (const auto& [fps, group] : by_fingerprints)
-        same_fp += PairsWithDifferentValues(group, p);
-      v.pairs_without_fingerprint += static_cast<int>(PairsWithDifferentValues(members, p) - pairs);
+        same_fp += PairsWithDifferentValues(table, group, pid, &scratch);
+      v.pairs_without_fingerprint +=
+          static_cast<int>(PairsWithDifferentValues(table, members, pid, &scratch) - pairs);
       v.pairs += static_cast<int>(pairs);
       v.differing_pairs += static_cast<int>(pairs - same_fp);
-      if (diff_example.empty() && pairs > same_fp) diff_example = FirstExample(with_fp, p, false);
-      if (same_example.empty() && same_fp > 0) same_example = FirstExample(with_fp, p, true);
+      if (diff_example.empty() && pairs > same_fp)
+        diff_example = FirstExample(configs, table, with_fp, p, pid, false);
+      if (same_example.empty() && same_fp > 0)
+        same_example = FirstExample(configs, table, with_fp, p, pid, true);
     }
     if (v.differing_pairs > 0) {
       v.verdict = Injection::kInjected;
@@ -132,19 +131,32 @@ std::string InjectionInvalidReason(const std::vector<InjectionVerdict>& verdicts
 
 std::vector<InfeasibleRegion> InfeasibleRegions(const std::vector<ConfigResult>& configs,
                                                 const std::vector<std::string>& params) {
+  // Counted per (parameter, value id) from the table, then keyed by their texts (the order of
+  // the regions before the sort below).
+  const ParamTable table(configs);
   std::map<std::pair<std::string, std::string>, InfeasibleRegion> regions;
-  for (const auto& c : configs) {
-    for (const auto& p : params) {
-      auto it = c.params.find(p);
-      if (it == c.params.end()) continue;
-      InfeasibleRegion& r = regions[{p, it->second}];
-      r.param = p;
-      r.value = it->second;
+  for (const auto& p : params) {
+    const int32_t pid = table.Param(p);
+    if (pid < 0) continue;
+    std::vector<InfeasibleRegion> by_level;
+    for (size_t i = 0; i < configs.size(); ++i) {
+      const int32_t level = table.Level(i, pid);
+      if (level < 0) continue;
+      if (static_cast<size_t>(level) >= by_level.size()) by_level.resize(level + 1);
+      InfeasibleRegion& r = by_level[static_cast<size_t>(level)];
       ++r.total;
+      const ConfigResult& c = configs[i];
       if (c.status == ConfigOutcome::kInfeasible) {
         ++r.infeasible;
         r.classes[c.failure_class.empty() ? "unknown" : c.failure_class]++;
       }
+    }
+    for (size_t level = 0; level < by_level.size(); ++level) {
+      if (by_level[level].total == 0) continue;
+      InfeasibleRegion& r = regions[{p, table.Text(pid, static_cast<int32_t>(level))}];
+      r = std::move(by_level[level]);
+      r.param = p;
+      r.value = table.Text(pid, static_cast<int32_t>(level));
     }
   }
   std::vector<InfeasibleRegion> out;

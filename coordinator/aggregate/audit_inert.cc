@@ -23,17 +23,10 @@
 #include "common/stats/descriptive.h"
 #include "common/stats/rank_tests.h"
 #include "coordinator/aggregate/audit.h"
+#include "coordinator/aggregate/audit_blocks.h"
 
 namespace fleetsweep {
 namespace {
-
-std::string OthersKey(const ConfigResult& c, const std::string& skip) {
-  std::string k;
-  for (const auto& [name, value] : c.params) {
-    if (name != skip) k += name + "=" + value + "\x1f";
-  }
-  return k;
-}
 
 // Replaces each value of the block by its midrank (stats::MidRanks: ties share their mean rank).
 void RankWithinBlock(std::vector<std::pair<int, double>>* block) {
@@ -51,17 +44,22 @@ std::string Num(double x) {
 }
 
 // Level effects (median over blocks of config median / block median) and their spread.
-void DescribeLevels(const std::vector<ConfigResult>& configs,
-                    const std::map<std::string, std::vector<size_t>>& blocks, const std::string& p,
-                    InertVerdict* v) {
+void DescribeLevels(const std::vector<ConfigResult>& configs, const ParamTable& t,
+                    const std::vector<ParamBlock>& blocks, int32_t p, InertVerdict* v) {
   std::map<std::string, std::vector<double>> ratios;
-  for (const auto& [key, members] : blocks) {
+  std::vector<std::vector<double>*> of_level;  // value id -> its entry of ratios
+  for (const ParamBlock& b : blocks) {
+    const std::vector<size_t>& members = b.members;
     std::vector<double> meds;
     for (size_t i : members) meds.push_back(configs[i].primary.median);
     const double block = stats::MedianOf(meds);
     if (!(std::isfinite(block) && block != 0)) continue;
-    for (size_t i : members)
-      ratios[configs[i].params.at(p)].push_back(configs[i].primary.median / block);
+    for (size_t i : members) {
+      const size_t level = static_cast<size_t>(t.Level(i, p));
+      if (level >= of_level.size()) of_level.resize(level + 1, nullptr);
+      if (of_level[level] == nullptr) of_level[level] = &ratios[t.Text(p, t.Level(i, p))];
+      of_level[level]->push_back(configs[i].primary.median / block);
+    }
   }
   double lo = INFINITY, hi = -INFINITY;
   for (const auto& [level, xs] : ratios) {
@@ -75,42 +73,46 @@ void DescribeLevels(const std::vector<ConfigResult>& configs,
 
 // The configurations of each block holding two levels of p, and the levels' indices.
 struct Design {
-  std::map<std::string, std::vector<size_t>> blocks;  // key of the other parameters -> configs
+  std::vector<ParamBlock> blocks;  // by the key of the other parameters
   std::map<std::string, int> level_index;
+  std::vector<int> index_of_id;  // p's value id -> its level index (-1: in no block)
 };
 
-Design BlocksOf(const std::vector<ConfigResult>& configs,
+Design BlocksOf(const std::vector<ConfigResult>& configs, const ParamTable& t,
                 const std::vector<std::vector<double>>& log_exec_medians, const std::string& p) {
-  std::map<std::string, std::vector<size_t>> all_blocks;
-  for (size_t i = 0; i < configs.size() && i < log_exec_medians.size(); ++i) {
-    const ConfigResult& c = configs[i];
-    if (log_exec_medians[i].empty() || !c.params.count(p)) continue;
-    if (!(std::isfinite(c.primary.median) && c.primary.median > 0)) continue;
-    all_blocks[OthersKey(c, p)].push_back(i);
-  }
+  const int32_t pid = t.Param(p);
   Design d;
-  for (const auto& [key, members] : all_blocks) {
-    std::set<std::string> levels;
-    for (size_t i : members) levels.insert(configs[i].params.at(p));
+  std::set<int32_t> ids;
+  for (ParamBlock& b : t.BlocksDifferingIn(p, [&](size_t i) {
+         if (i >= log_exec_medians.size() || log_exec_medians[i].empty()) return false;
+         const double m = configs[i].primary.median;
+         return std::isfinite(m) && m > 0;
+       })) {
+    std::set<int32_t> levels;
+    for (size_t i : b.members) levels.insert(t.Level(i, pid));
     if (levels.size() < 2) continue;
-    d.blocks[key] = members;
-    for (const auto& l : levels) d.level_index.emplace(l, 0);
+    ids.insert(levels.begin(), levels.end());
+    d.blocks.push_back(std::move(b));
   }
+  for (int32_t id : ids) d.level_index.emplace(t.Text(pid, id), 0);
   int next = 0;
   for (auto& [level, idx] : d.level_index) idx = next++;
+  for (int32_t id : ids) {
+    if (static_cast<size_t>(id) >= d.index_of_id.size()) d.index_of_id.resize(id + 1, -1);
+    d.index_of_id[static_cast<size_t>(id)] = d.level_index.at(t.Text(pid, id));
+  }
   return d;
 }
 
 // One unit per configuration (level, executions; no values yet): the design alone.
 std::vector<std::vector<stats::PermutationUnit>> ConfigurationUnits(
-    const std::vector<ConfigResult>& configs,
-    const std::vector<std::vector<double>>& log_exec_medians, const std::string& p,
+    const ParamTable& t, const std::vector<std::vector<double>>& log_exec_medians, int32_t p,
     const Design& d) {
   std::vector<std::vector<stats::PermutationUnit>> units;
-  for (const auto& [key, members] : d.blocks) {
+  for (const ParamBlock& block : d.blocks) {
     std::vector<stats::PermutationUnit> b;
-    for (size_t i : members) {
-      b.push_back({d.level_index.at(configs[i].params.at(p)),
+    for (size_t i : block.members) {
+      b.push_back({d.index_of_id[static_cast<size_t>(t.Level(i, p))],
                    static_cast<int>(log_exec_medians[i].size()), 0.0});
     }
     units.push_back(std::move(b));
@@ -142,7 +144,8 @@ std::vector<std::vector<std::pair<int, double>>> RankedExecutions(
     std::vector<std::vector<stats::PermutationUnit>>* units) {
   std::vector<std::vector<std::pair<int, double>>> obs;
   size_t bi = 0;
-  for (const auto& [key, members] : d.blocks) {
+  for (const ParamBlock& block : d.blocks) {
+    const std::vector<size_t>& members = block.members;
     std::vector<std::pair<int, double>> b;
     std::vector<stats::PermutationUnit>& block_units = (*units)[bi++];
     for (size_t m = 0; m < members.size(); ++m) {
@@ -186,7 +189,8 @@ bool SessionUnits(const Design& d, const std::vector<std::vector<double>>& log_e
   for (size_t b = 0; b < parent.size(); ++b) parent[b] = static_cast<int>(b);
   bool shared = false;
   size_t bi = 0;
-  for (const auto& [key, members] : d.blocks) {
+  for (const ParamBlock& block : d.blocks) {
+    const std::vector<size_t>& members = block.members;
     double mean_rank = 0;
     for (const auto& o : obs[bi]) mean_rank += o.second;
     mean_rank /= static_cast<double>(std::max<size_t>(1, obs[bi].size()));
@@ -245,14 +249,15 @@ void Decide(const EffectOptions& options, InertVerdict* v) {
   }
 }
 
-InertVerdict AuditOne(const std::vector<ConfigResult>& configs,
+InertVerdict AuditOne(const std::vector<ConfigResult>& configs, const ParamTable& table,
                       const std::vector<std::vector<double>>& log_exec_medians,
                       const std::vector<std::vector<int32_t>>& sessions, const std::string& p,
                       const EffectOptions& options) {
   InertVerdict v;
   v.param = p;
   v.test = "block_permutation_ranks_log_execution_medians";
-  const Design d = BlocksOf(configs, log_exec_medians, p);
+  const Design d = BlocksOf(configs, table, log_exec_medians, p);
+  const int32_t pid = table.Param(p);
   v.blocks = static_cast<int>(d.blocks.size());
   v.levels = static_cast<int>(d.level_index.size());
   if (v.levels < 2) {
@@ -260,7 +265,7 @@ InertVerdict AuditOne(const std::vector<ConfigResult>& configs,
     return v;
   }
   std::vector<std::vector<stats::PermutationUnit>> units =
-      ConfigurationUnits(configs, log_exec_medians, p, d);
+      ConfigurationUnits(table, log_exec_medians, pid, d);
   v.observations = Total(units, [](const stats::PermutationUnit& u) { return u.observations; });
   const int configurations = Total(units, [](const stats::PermutationUnit&) { return 1; });
   const bool per_configuration =
@@ -278,7 +283,7 @@ InertVerdict AuditOne(const std::vector<ConfigResult>& configs,
   } else if (per_configuration) {
     v.test += "_configurations_redealt";
   }
-  DescribeLevels(configs, d.blocks, p, &v);
+  DescribeLevels(configs, table, d.blocks, pid, &v);
   // Bounded cost for very large sweeps: about 2e7 visits of re-dealt units, at least 500
   // re-dealings.
   const int resamples =
@@ -321,6 +326,7 @@ std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
   // Each parameter's test reads only the inputs and has its own seed: any split over threads
   // gives the same verdicts, in parameter order.
   std::vector<InertVerdict> out(params.size());
+  const ParamTable table(configs);  // read-only below: shared by the threads
   const size_t threads = std::min(params.size(), static_cast<size_t>(std::max(1, options.threads)));
   auto run = [&](size_t first) {
     for (size_t i = first; i < params.size(); i += std::max<size_t>(1, threads)) {
@@ -328,7 +334,7 @@ std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
         out[i].param = params[i];
         continue;
       }
-      out[i] = AuditOne(configs, log_exec_medians, log_exec_sessions, params[i], options);
+      out[i] = AuditOne(configs, table, log_exec_medians, log_exec_sessions, params[i], options);
     }
   };
   std::vector<std::thread> pool;
