@@ -49,6 +49,36 @@ TEST(StopOnSignals, SigintSetsTheFlag) {
   EXPECT_EQ(InChild([] { RaiseAndReport(SIGINT); }), 0);
 }
 
+// Armed: the first signal only sets the flag (the process winds down), the second ends it at once
+// with the armed code, whichever of SIGINT and SIGTERM each is.
+TEST(ExitOnSecondStopSignal, TheFirstSignalStopsTheSecondExits) {
+  EXPECT_EQ(InChild([] {
+              const std::atomic<bool>& stop = StopOnSignals();
+              ExitOnSecondStopSignal(42, "second\n");
+              raise(SIGINT);
+              if (!stop.load()) _exit(11);
+              raise(SIGTERM);
+              _exit(12);  // not reached: the second signal exited
+            }),
+            42);
+  // Not armed: a second signal only sets the flag again.
+  EXPECT_EQ(InChild([] {
+              const std::atomic<bool>& stop = StopOnSignals();
+              raise(SIGINT);
+              raise(SIGINT);
+              _exit(stop.load() ? 0 : 11);
+            }),
+            0);
+  // Armed, one signal: the process goes on.
+  EXPECT_EQ(InChild([] {
+              const std::atomic<bool>& stop = StopOnSignals();
+              ExitOnSecondStopSignal(42, nullptr);
+              raise(SIGTERM);
+              _exit(stop.load() ? 0 : 11);
+            }),
+            0);
+}
+
 TEST(StopOnSignals, SigpipeNeitherKillsNorStops) {
   EXPECT_EQ(InChild([] {
               const std::atomic<bool>& stop = StopOnSignals();

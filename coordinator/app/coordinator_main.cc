@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
         o.server.bind);
   }
   const std::atomic<bool>& stop = StopOnSignals();
+  ExitOnSecondStopSignal(ToInt(ExitCode::kStoppedAtOnce), kStoppedAtOnceMessage);
   // Workers run elsewhere: the section is checked, its programs are not looked for here.
   o.check_executor = ExecutorCheckOptions{"", false, ""};
   o.free_at_exit = false;  // main returns right after RunSweep

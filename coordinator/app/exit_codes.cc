@@ -2,6 +2,10 @@
 
 namespace fleetsweep {
 
+const char kStoppedAtOnceMessage[] =
+    "\nsecond interrupt: exiting now without writing results (what was stored stays in the "
+    "store: run the same command again to resume)\n";
+
 const std::vector<ExitCode>& AllExitCodes() {
   static const std::vector<ExitCode> kAll = {ExitCode::kOk,
                                              ExitCode::kBadInput,
@@ -9,7 +13,8 @@ const std::vector<ExitCode>& AllExitCodes() {
                                              ExitCode::kNothingSucceeded,
                                              ExitCode::kAuditRefused,
                                              ExitCode::kStoreLostData,
-                                             ExitCode::kStoreRefusedWrites};
+                                             ExitCode::kStoreRefusedWrites,
+                                             ExitCode::kStoppedAtOnce};
   return kAll;
 }
 
@@ -31,6 +36,9 @@ const char* Describe(ExitCode code) {
       return "the store lost data the coordinator had stored (no results written)";
     case ExitCode::kStoreRefusedWrites:
       return "store writes failed for longer than --store-give-up (no results written)";
+    case ExitCode::kStoppedAtOnce:
+      return "a second SIGINT/SIGTERM while stopping: exited at once, no results written (the "
+             "store keeps what it made durable: run the same command again to resume)";
   }
   return "unknown";
 }

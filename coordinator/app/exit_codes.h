@@ -4,7 +4,8 @@
 //
 // A process killed by a signal it does not handle (SIGKILL) has no exit code of its own; SIGINT and
 // SIGTERM are handled: the sweep stops, what is stored is aggregated, and the codes below apply
-// (0 when the partial result is fine).
+// (0 when the partial result is fine); a second one during that wind-down ends the process at
+// once (130, common/util/process.h: ExitOnSecondStopSignal).
 #pragma once
 
 #include <string>
@@ -24,7 +25,13 @@ enum class ExitCode : int {
                             // (docs/honest-measurement.md); results are written, valid: false
   kStoreLostData = 6,       // the store lost data the coordinator had stored; no results written
   kStoreRefusedWrites = 7,  // store writes failed for longer than --store-give-up (docs/store.md)
+  kStoppedAtOnce = 130,     // a second SIGINT/SIGTERM while winding down: exited at once, no
+                            // results written; the store keeps what it made durable (run again
+                            // to resume)
 };
+
+// The line a process writes to stderr when a second signal ends it (kStoppedAtOnce).
+extern const char kStoppedAtOnceMessage[];
 
 // Every code above, ascending.
 const std::vector<ExitCode>& AllExitCodes();

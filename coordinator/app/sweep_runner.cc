@@ -239,6 +239,11 @@ RunOutcome SweepRunner::Serve(const std::atomic<bool>& stop) {
   });
   progress.Update(scheduler, Now(), true);
   progress.Finish();
+  if (stop.load()) {
+    spdlog::info(
+        "stopping: reading back and aggregating what is stored (a second SIGINT/SIGTERM "
+        "exits at once without results; running again resumes)");
+  }
   if (!served.ok()) return RunOutcome::Fail(ExitCode::kStartOrIoFailure, served.message());
   if (!store_fault.ok())
     return RunOutcome::Fail(StoreWatch::CodeOf(store_fault), store_fault.message());

@@ -115,5 +115,7 @@ int main(int argc, char** argv) {
   if (extra.Selected()) return extra.Run();
 
   // run
-  return RunCommand(r, StopOnSignals());
+  const std::atomic<bool>& stop = StopOnSignals();
+  ExitOnSecondStopSignal(ToInt(ExitCode::kStoppedAtOnce), kStoppedAtOnceMessage);
+  return RunCommand(r, stop);
 }

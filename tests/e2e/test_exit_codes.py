@@ -10,6 +10,8 @@ docs/cli.md), each reached by real processes:
   5  a benchmark that ignores its parameters (the fingerprint audit refuses the result)
   6  a Redis flushed (FLUSHALL) under a running sweep: no results written
   7  a Redis that refuses writes (maxmemory) for longer than --store-give-up 1
+  130  a second SIGINT while the coordinator winds down (its store stopped answering: the
+     redis-server is SIGSTOPped): it exits at once, no results written
 
 Local sweeps use `fleetsweep run --workers 1` (file store); 6 and 7 a real redis-server, the
 coordinator and one worker. Exit 77 (skip) without the binaries or redis-server.
@@ -203,10 +205,41 @@ def store_fault(case, name, fault, want, extra=()):
     return text
 
 
+def second_signal(case):
+    """130: the first SIGINT stops the sweep, whose wind-down then waits on a store that stopped
+    answering (redis-server SIGSTOPped); a second SIGINT ends the coordinator at once."""
+    s = spec(case, "exit-twice", values="1, 2, 3, 4, 5, 6, 7, 8", sleep="0.2")
+    (port,) = h.free_ports(1)
+    out = os.path.join(case.tmp, "out")
+    if os.path.exists(os.path.join(out, "results.json")):
+        os.remove(os.path.join(out, "results.json"))
+    coord = case.start_coordinator(s, port, name="coordinator-exit-twice", extra=["--no-progress"])
+    case.start_workers(1, port, prefix="exit-twice-")
+    before = ledger_lines(case)
+    case.wait_until("stored executions", lambda: ledger_lines(case) >= before + 3, 60)
+    os.kill(case.redis_proc.pid, signal.SIGSTOP)
+    try:
+        coord.send_signal(signal.SIGINT)
+        time.sleep(1.0)
+        h.check(coord.poll() is None,
+                "the coordinator exited (%s) before the second SIGINT, with its store stopped"
+                % coord.poll())
+        coord.send_signal(signal.SIGINT)
+        rc = case.wait_exit(coord, "coordinator after the second SIGINT", 5)
+    finally:
+        os.kill(case.redis_proc.pid, signal.SIGCONT)
+    text = case.read_log("coordinator-exit-twice")
+    expect(rc, 130, "a second SIGINT", text)
+    h.check("second interrupt" in text, "no second-interrupt message:\n" + text[-2000:])
+    h.check(not os.path.exists(os.path.join(out, "results.json")),
+            "results were written after a second SIGINT")
+
+
 def body(case):
     case.require_binaries("fleetsweep", "fleetsweep-coordinator", "fleetsweep-worker")
     local_codes(case)
     case.start_redis()
+    second_signal(case)
     # 6: the store lost what the coordinator had stored.
     text = store_fault(case, "exit-lost", lambda r: r.call("FLUSHALL"), 6)
     h.check("no longer holds sweep" in text or "missing from the store" in text
