@@ -38,28 +38,15 @@ void RunAudits(const SweepSpec& spec, const std::vector<std::vector<double>>& lo
     if (p.fate == ParamFate::kInert) out->declared_inert.push_back({p.name, p.reason});
   }
   out->stop_inert_early_requested = spec.search.stop_inert_early;
-  // The fingerprint audit and the infeasible regions read only the configurations: they run
-  // beside the effect test (issue 16: Finish of a large sweep).
-  auto fingerprints = [&] {
-    out->injection = AuditInjection(out->configs, swept);
-    out->infeasible_regions = InfeasibleRegions(out->configs, swept);
-  };
-  std::thread beside;
-  if (options.threads > 1) {
-    beside = std::thread(fingerprints);
-  } else {
-    fingerprints();
-  }
+  out->injection = AuditInjection(out->configs, swept);
   EffectOptions eo;
   eo.alpha = options.effect_alpha;
   eo.seed = options.seed;
   eo.threads = options.threads;
   eo.cancel = options.cancel;
-  std::vector<InertVerdict> inert =
-      AuditEffects(out->configs, log_medians, log_sessions, swept, eo);
-  if (beside.joinable()) beside.join();
-  out->inert = std::move(inert);
+  out->inert = AuditEffects(out->configs, log_medians, log_sessions, swept, eo);
   out->contradictions = FindContradictions(out->injection, out->inert);
+  out->infeasible_regions = InfeasibleRegions(out->configs, swept);
   for (const auto& v : out->injection) {
     if (v.verdict == Injection::kNoFingerprint) {
       out->warnings.push_back("parameter " + v.param + ": configurations without a fingerprint (" +
