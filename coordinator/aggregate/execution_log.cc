@@ -16,6 +16,11 @@ int32_t ExecutionLog::Interned::Intern(const std::string& s) {
   return i;
 }
 
+int32_t ExecutionLog::FindKey(const std::string& key) const {
+  auto it = keys_.index.find(key);
+  return it == keys_.index.end() ? -1 : it->second;
+}
+
 int32_t ExecutionLog::Add(const v1::Attempt& a) {
   if (!a.ok()) return -1;
   std::vector<double> xs;

@@ -61,6 +61,13 @@ class ExecutionLog {
   // of its configuration and node, both -1 when not logged.
   Ids AddWith(const v1::Attempt& a, const std::vector<double>& finite);
 
+  // The index of configuration `key` (what key(i) and LoggedExecution::config use), interned now
+  // when new: a caller with a table of its own by configuration numbers it the same way, so that
+  // one hash table of keys serves both (IncrementalAggregate).
+  int32_t InternKey(const std::string& key) { return keys_.Intern(key); }
+  // The index of `key`; -1 when it was never interned.
+  int32_t FindKey(const std::string& key) const;
+
   const std::string& metric() const { return metric_; }
   const std::vector<LoggedExecution>& executions() const { return executions_; }
   const std::vector<LoggedReference>& references() const { return references_; }

@@ -118,6 +118,7 @@ SweepResult IncrementalAggregate::Compute(bool take) {
   out.metric = primary_;
   const bool minimize = spec_.primary_metric().goal == Goal::kMinimize;
   out.goal = minimize ? "minimize" : "maximize";
+  if (take) entry_of_logged_ = {};  // nothing is looked up once the result is taken
 
   NodeEffectsOptions neo;
   neo.threads = options.threads;

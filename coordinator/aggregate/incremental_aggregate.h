@@ -114,7 +114,7 @@ class IncrementalAggregate {
   // Groups `a`'s finite samples by metric (first-seen order) into groups_[0, returned count).
   size_t GroupFiniteSamples(const v1::Attempt& a);
   // The entry of configuration `key` (`logged`: its ExecutionLog key index, -1 when not
-  // logged); null when no entry has that key.
+  // logged: then looked up by key); null when no entry has that key.
   Entry* Find(int32_t logged, const std::string& key);
   // Recomputes `e`'s summaries (`summaries`: every raw metric's; `corrected`: the node-corrected
   // primary), the primary metric's CIs with `resamples` rounds.
@@ -133,12 +133,14 @@ class IncrementalAggregate {
   AggregateOptions options_;
   std::string primary_;
   std::deque<Entry> entries_;  // no spare capacity, and entries never move
-  std::unordered_map<std::string, size_t> index_;
   ExecutionLog log_;  // every attempt added, as node effects and the warm-state audit read it
-  // The entry of each ExecutionLog key index (kNoEntry: not looked up yet, or no entry then), so
-  // that an attempt costs one hash of its key (the log's), not two.
+  // The entry of each ExecutionLog key index (kNoEntry: none): an entry's key is interned in the
+  // log when the entry is added, so the log's table of keys is the only one (an attempt costs one
+  // hash of its key, and no second table holds every key: ~100 bytes a configuration).
   static constexpr size_t kNoEntry = static_cast<size_t>(-1);
   std::vector<size_t> entry_of_logged_;
+  // The entry of configuration `key`; kNoEntry when none.
+  size_t EntryOf(const std::string& key) const;
   // Add's scratch: (metric, finite samples) of the attempt being added; kept to reuse capacity.
   std::vector<std::pair<std::string, std::vector<double>>> groups_;
   int64_t dirty_count_ = 0;

@@ -66,13 +66,21 @@ void IncrementalAggregate::AppendTaking(v1::ConfigRecord* r) {
 size_t IncrementalAggregate::EntryBytes() { return sizeof(Entry); }
 
 void IncrementalAggregate::Insert(Entry e) {
-  index_[e.base.key] = entries_.size();
+  const auto logged = static_cast<size_t>(log_.InternKey(e.base.key));
+  if (logged >= entry_of_logged_.size()) entry_of_logged_.resize(logged + 1, kNoEntry);
+  entry_of_logged_[logged] = entries_.size();  // a key given twice: the later entry counts
   entries_.push_back(std::move(e));  // dirty: its (empty) summaries are computed on Result
   ++dirty_count_;
 }
 
+size_t IncrementalAggregate::EntryOf(const std::string& key) const {
+  const int32_t logged = log_.FindKey(key);
+  const auto slot = static_cast<size_t>(logged);
+  return logged >= 0 && slot < entry_of_logged_.size() ? entry_of_logged_[slot] : kNoEntry;
+}
+
 void IncrementalAggregate::Track(const v1::ConfigRecord& r) {
-  if (index_.count(r.config_key()) == 0) {
+  if (EntryOf(r.config_key()) == kNoEntry) {
     Append(r);
   } else {
     UpdateRecord(r);
@@ -80,9 +88,9 @@ void IncrementalAggregate::Track(const v1::ConfigRecord& r) {
 }
 
 void IncrementalAggregate::UpdateRecord(const v1::ConfigRecord& r) {
-  auto it = index_.find(r.config_key());
-  if (it == index_.end()) return;
-  SetRecordState(r, &entries_[it->second]);
+  const size_t i = EntryOf(r.config_key());
+  if (i == kNoEntry) return;
+  SetRecordState(r, &entries_[i]);
 }
 
 void IncrementalAggregate::SetRecordState(const v1::ConfigRecord& r, Entry* e) {
@@ -114,16 +122,10 @@ size_t IncrementalAggregate::GroupFiniteSamples(const v1::Attempt& a) {
 
 IncrementalAggregate::Entry* IncrementalAggregate::Find(int32_t logged, const std::string& key) {
   const auto slot = static_cast<size_t>(logged);
-  if (logged >= 0 && slot < entry_of_logged_.size() && entry_of_logged_[slot] != kNoEntry) {
-    return &entries_[entry_of_logged_[slot]];
-  }
-  auto it = index_.find(key);
-  if (it == index_.end()) return nullptr;  // not remembered: Track may add it later
-  if (logged >= 0) {
-    if (slot >= entry_of_logged_.size()) entry_of_logged_.resize(slot + 1, kNoEntry);
-    entry_of_logged_[slot] = it->second;
-  }
-  return &entries_[it->second];
+  const size_t i = logged < 0                       ? EntryOf(key)
+                   : slot < entry_of_logged_.size() ? entry_of_logged_[slot]
+                                                    : kNoEntry;
+  return i == kNoEntry ? nullptr : &entries_[i];  // none: not remembered; Track may add it later
 }
 
 void IncrementalAggregate::Add(const v1::Attempt& a) {
