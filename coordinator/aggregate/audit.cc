@@ -6,8 +6,6 @@
 #include <map>
 #include <utility>
 
-#include "coordinator/aggregate/audit_blocks.h"
-
 namespace fleetsweep {
 namespace {
 
@@ -67,8 +65,13 @@ std::string FirstExample(const std::vector<ConfigResult>& configs, const ParamTa
 // fingerprint sets are equal. Only the first example of each kind is searched pair by pair.
 std::vector<InjectionVerdict> AuditInjection(const std::vector<ConfigResult>& configs,
                                              const std::vector<std::string>& params) {
+  return AuditInjection(configs, ParamTable(configs), params);
+}
+
+std::vector<InjectionVerdict> AuditInjection(const std::vector<ConfigResult>& configs,
+                                             const ParamTable& table,
+                                             const std::vector<std::string>& params) {
   std::vector<InjectionVerdict> out;
-  const ParamTable table(configs);
   std::vector<int64_t> scratch;
   for (const auto& p : params) {
     InjectionVerdict v;
@@ -131,9 +134,14 @@ std::string InjectionInvalidReason(const std::vector<InjectionVerdict>& verdicts
 
 std::vector<InfeasibleRegion> InfeasibleRegions(const std::vector<ConfigResult>& configs,
                                                 const std::vector<std::string>& params) {
+  return InfeasibleRegions(configs, ParamTable(configs), params);
+}
+
+std::vector<InfeasibleRegion> InfeasibleRegions(const std::vector<ConfigResult>& configs,
+                                                const ParamTable& table,
+                                                const std::vector<std::string>& params) {
   // Counted per (parameter, value id) from the table, then keyed by their texts (the order of
   // the regions before the sort below).
-  const ParamTable table(configs);
   std::map<std::pair<std::string, std::string>, InfeasibleRegion> regions;
   for (const auto& p : params) {
     const int32_t pid = table.Param(p);

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/aggregate/audit_blocks.h"
 #include "coordinator/aggregate/sweep_result.h"
 
 namespace fleetsweep {
@@ -25,6 +26,11 @@ namespace fleetsweep {
 // (configurations are grouped by the values of all other parameters). A configuration counts as
 // successful when it has at least one ok attempt.
 std::vector<InjectionVerdict> AuditInjection(const std::vector<ConfigResult>& configs,
+                                             const std::vector<std::string>& params);
+// The same, reading the parameters from `table` (a ParamTable of `configs`): one table serves
+// every audit of a result (RunAudits), instead of one built per audit.
+std::vector<InjectionVerdict> AuditInjection(const std::vector<ConfigResult>& configs,
+                                             const ParamTable& table,
                                              const std::vector<std::string>& params);
 
 // The sweep-level consequence of the injection audit: a non-empty reason when fingerprints were
@@ -111,6 +117,13 @@ std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
                                        const std::vector<std::vector<int32_t>>& log_exec_sessions,
                                        const std::vector<std::string>& params,
                                        const EffectOptions& options = {});
+// The same, reading the parameters from `table` (a ParamTable of `configs`).
+std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
+                                       const ParamTable& table,
+                                       const std::vector<std::vector<double>>& log_exec_medians,
+                                       const std::vector<std::vector<int32_t>>& log_exec_sessions,
+                                       const std::vector<std::string>& params,
+                                       const EffectOptions& options = {});
 // Without sessions (every execution its own process, or not recorded).
 std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
                                        const std::vector<std::vector<double>>& log_exec_medians,
@@ -125,6 +138,10 @@ std::vector<Contradiction> FindContradictions(const std::vector<InjectionVerdict
 // configurations with that value are infeasible, by failure class. Whole regions (all infeasible)
 // first, then by count. `params` lists the parameters to consider (usually the swept ones).
 std::vector<InfeasibleRegion> InfeasibleRegions(const std::vector<ConfigResult>& configs,
+                                                const std::vector<std::string>& params);
+// The same, reading the parameters from `table` (a ParamTable of `configs`).
+std::vector<InfeasibleRegion> InfeasibleRegions(const std::vector<ConfigResult>& configs,
+                                                const ParamTable& table,
                                                 const std::vector<std::string>& params);
 
 }  // namespace fleetsweep

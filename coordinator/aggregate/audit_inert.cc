@@ -23,7 +23,6 @@
 #include "common/stats/descriptive.h"
 #include "common/stats/rank_tests.h"
 #include "coordinator/aggregate/audit.h"
-#include "coordinator/aggregate/audit_blocks.h"
 
 namespace fleetsweep {
 namespace {
@@ -57,7 +56,9 @@ void DescribeLevels(const std::vector<ConfigResult>& configs, const ParamTable& 
     for (size_t i : members) {
       const size_t level = static_cast<size_t>(t.Level(i, p));
       if (level >= of_level.size()) of_level.resize(level + 1, nullptr);
-      if (of_level[level] == nullptr) of_level[level] = &ratios[t.Text(p, t.Level(i, p))];
+      if (of_level[level] == nullptr) {
+        of_level[level] = &ratios[t.Text(p, static_cast<int32_t>(level))];
+      }
       of_level[level]->push_back(configs[i].primary.median / block);
     }
   }
@@ -323,10 +324,19 @@ std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
                                        const std::vector<std::vector<int32_t>>& log_exec_sessions,
                                        const std::vector<std::string>& params,
                                        const EffectOptions& options) {
+  return AuditEffects(configs, ParamTable(configs), log_exec_medians, log_exec_sessions, params,
+                      options);
+}
+
+std::vector<InertVerdict> AuditEffects(const std::vector<ConfigResult>& configs,
+                                       const ParamTable& table,
+                                       const std::vector<std::vector<double>>& log_exec_medians,
+                                       const std::vector<std::vector<int32_t>>& log_exec_sessions,
+                                       const std::vector<std::string>& params,
+                                       const EffectOptions& options) {
   // Each parameter's test reads only the inputs and has its own seed: any split over threads
   // gives the same verdicts, in parameter order.
-  std::vector<InertVerdict> out(params.size());
-  const ParamTable table(configs);  // read-only below: shared by the threads
+  std::vector<InertVerdict> out(params.size());  // `table` is read-only: shared by the threads
   const size_t threads = std::min(params.size(), static_cast<size_t>(std::max(1, options.threads)));
   auto run = [&](size_t first) {
     for (size_t i = first; i < params.size(); i += std::max<size_t>(1, threads)) {

@@ -38,15 +38,16 @@ void RunAudits(const SweepSpec& spec, const std::vector<std::vector<double>>& lo
     if (p.fate == ParamFate::kInert) out->declared_inert.push_back({p.name, p.reason});
   }
   out->stop_inert_early_requested = spec.search.stop_inert_early;
-  out->injection = AuditInjection(out->configs, swept);
+  const ParamTable table(out->configs);  // read by every audit below
+  out->injection = AuditInjection(out->configs, table, swept);
   EffectOptions eo;
   eo.alpha = options.effect_alpha;
   eo.seed = options.seed;
   eo.threads = options.threads;
   eo.cancel = options.cancel;
-  out->inert = AuditEffects(out->configs, log_medians, log_sessions, swept, eo);
+  out->inert = AuditEffects(out->configs, table, log_medians, log_sessions, swept, eo);
   out->contradictions = FindContradictions(out->injection, out->inert);
-  out->infeasible_regions = InfeasibleRegions(out->configs, swept);
+  out->infeasible_regions = InfeasibleRegions(out->configs, table, swept);
   for (const auto& v : out->injection) {
     if (v.verdict == Injection::kNoFingerprint) {
       out->warnings.push_back("parameter " + v.param + ": configurations without a fingerprint (" +
