@@ -4,11 +4,13 @@
 //
 // ParseAttemptsAhead(read, log_path, visit): `read(emit)` runs on the reader thread and calls
 // emit(body, offset) for each stored Attempt body in order; the bodies are parsed in batches of
-// 256 (each batch on its own arena, at most two batches ahead) and `visit` runs on the calling
-// thread, in the same order. The first error stops both threads and is returned: read's own, an
-// undecodable body (kDataLoss naming `log_path` and the byte offset), or visit's. `read` must not
-// touch anything the caller changes while visiting (FileStore copies its list of bodies first).
-// An exception thrown by `visit` stops and joins the reader, then propagates.
+// 256 (each batch on its own arena, at most two batches ahead; a visited batch goes back to the
+// reader, which resets and reuses its arena) and `visit` runs on the calling thread, in the same
+// order; `visit` must not keep a pointer or reference to an attempt after it returns. The first
+// error stops both threads and is returned: read's own, an undecodable body (kDataLoss naming
+// `log_path` and the byte offset), or visit's. `read` must not touch anything the caller changes
+// while visiting (FileStore copies its list of bodies first). An exception thrown by `visit` stops
+// and joins the reader, then propagates.
 //
 // Thread-safety: one call starts and joins its own reader thread.
 #pragma once
