@@ -38,6 +38,30 @@ StatusOr<std::string> ShapeList(const YAML::Node& n, const std::string& key) {
   return out;
 }
 
+// prewarm: {NAME: [V1, V2, ...], ...} -> one "--prewarm NAME=V" per value (each value is a set
+// of its own: a one-factor warm-up, not the product).
+Status PrewarmArgs(const YAML::Node& n, std::vector<std::string>* argv) {
+  if (!n.IsMap()) return Status::InvalidArgument(At(n) + "prewarm must be a map NAME: [VALUES]");
+  for (const auto& kv : n) {
+    const std::string name = kv.first.as<std::string>();
+    if (name.empty() || name.find_first_of("=, ") != std::string::npos) {
+      return Status::InvalidArgument(At(kv.first) + "prewarm: bad parameter name '" + name + "'");
+    }
+    if (!kv.second.IsSequence() || kv.second.size() == 0) {
+      return Status::InvalidArgument(At(kv.second) + "prewarm." + name +
+                                     " must be a non-empty list of values");
+    }
+    for (const auto& v : kv.second) {
+      if (!v.IsScalar() || v.Scalar().empty() || v.Scalar().find(',') != std::string::npos) {
+        return Status::InvalidArgument(At(v) + "prewarm." + name +
+                                       ": each value must be a scalar without commas");
+      }
+      argv->insert(argv->end(), {"--prewarm", name + "=" + v.Scalar()});
+    }
+  }
+  return Status::Ok();
+}
+
 Status OneOf(const YAML::Node& n, const std::string& key, const std::string& value,
              const std::set<std::string>& allowed) {
   if (allowed.count(value)) return Status::Ok();
@@ -62,8 +86,8 @@ StatusOr<std::string> TorchSectionToExecYaml(const YAML::Node& section, const st
     const YAML::Node s = section;
     if (!s.IsMap()) return Status::InvalidArgument(At(s) + "expected a map");
     static const std::set<std::string> kKeys = {
-        "type", "kernel",  "device", "dtype",      "platform", "reps", "warmup",
-        "seed", "threads", "shapes", "gpu_shapes", "timeout",  "env",  "session"};
+        "type",    "kernel", "device",     "dtype",   "platform", "reps",    "warmup", "seed",
+        "threads", "shapes", "gpu_shapes", "timeout", "env",      "session", "prewarm"};
     for (const auto& kv : s) {
       const std::string key = kv.first.as<std::string>();
       if (!kKeys.count(key)) {
@@ -111,6 +135,7 @@ StatusOr<std::string> TorchSectionToExecYaml(const YAML::Node& section, const st
       FS_ASSIGN_OR_RETURN(std::string list, ShapeList(s["gpu_shapes"], "gpu_shapes"));
       if (!list.empty()) argv.insert(argv.end(), {"--gpu-shapes", list});
     }
+    if (s["prewarm"]) FS_RETURN_IF_ERROR(PrewarmArgs(s["prewarm"], &argv));
 
     YAML::Emitter out;
     out << YAML::BeginMap;

@@ -17,6 +17,8 @@
 //   timeout: 120             # seconds per execution
 //   env: {OMP_NUM_THREADS: "1"}      # extra environment for the bench
 //   session: {...}           # copied as is into the exec section (docs/executors.md)
+//   prewarm: {BLOCK_SIZE_M: [16, 32]}  # persistent sessions: each value prepared once, untimed,
+//                            # in the session's first prepare (--prewarm NAME=V each)
 //
 // Result (YAML text):
 //   type: exec

@@ -24,8 +24,8 @@ using spec_internal::LineColumn;
 const std::vector<std::string> kExecKeys = {"type", "command", "workdir", "timeout",
                                             "env",  "files",   "output",  "session"};
 const std::vector<std::string> kTorchKeys = {
-    "type", "kernel",  "device", "dtype",      "platform", "reps", "warmup",
-    "seed", "threads", "shapes", "gpu_shapes", "timeout",  "env",  "session"};
+    "type",    "kernel", "device",     "dtype",   "platform", "reps",    "warmup", "seed",
+    "threads", "shapes", "gpu_shapes", "timeout", "env",      "session", "prewarm"};
 const std::vector<std::string> kSessionKeys = {"mode", "max_executions", "restart_every_s",
                                                "ready_timeout_s"};
 
@@ -281,10 +281,39 @@ void CheckExec(const YAML::Node& key, const YAML::Node& section, const SweepSpec
   if (problems->empty()) CheckWithExecutorParser(section, spec.executor_yaml, problems);
 }
 
+// prewarm: {NAME: [VALUES]}: each NAME a swept parameter of the spec and each value one of its
+// levels (a typo would warm nothing and cost the time anyway). Shape errors are the torch
+// translation's to report.
+void CheckPrewarm(const YAML::Node& prewarm, const SweepSpec& spec, Problems* problems) {
+  if (!prewarm.IsMap()) return;
+  for (const auto& kv : prewarm) {
+    const std::string name = kv.first.Scalar();
+    const ParamSpec* param = nullptr;
+    for (const ParamSpec& p : spec.params) {
+      if (p.name == name && p.fate == ParamFate::kSwept) param = &p;
+    }
+    if (param == nullptr) {
+      problems->At(kv.first, "executor: prewarm names '" + name +
+                                 "', which is not a swept parameter of this spec");
+      continue;
+    }
+    if (!kv.second.IsSequence()) continue;
+    for (const auto& v : kv.second) {
+      bool level = false;
+      for (const Value& l : param->values) level = level || l.ToString() == v.Scalar();
+      if (!level) {
+        problems->At(v, "executor: prewarm." + name + ": '" + v.Scalar() +
+                            "' is not one of the parameter's values");
+      }
+    }
+  }
+}
+
 void CheckTorch(const YAML::Node& section, const SweepSpec& spec,
                 const ExecutorCheckOptions& options, Problems* problems) {
   CheckKeys(section, "executor (type torch)", kTorchKeys, problems);
   if (const YAML::Node session = section["session"]) CheckSession(session, problems);
+  if (const YAML::Node prewarm = section["prewarm"]) CheckPrewarm(prewarm, spec, problems);
   if (!problems->empty()) return;
   StatusOr<std::string> exec_yaml = TorchSectionToExecYaml(section, problems->source());
   if (!exec_yaml.ok()) {

@@ -161,6 +161,30 @@ executor: {type: torch, kernel: moe}
       << Join(problems);
 }
 
+// prewarm names swept parameters and their levels; anything else is reported where it is written.
+TEST(ExecutorCheck, TorchPrewarmNamesSweptParametersAndTheirValues) {
+  EXPECT_TRUE(Check(std::string(R"(sweep: t
+executor:
+  type: torch
+  kernel: moe
+  prewarm: {BM: [16, 32]}
+)") + kParams)
+                  .empty());
+  auto problems = Check(std::string(R"(sweep: t
+executor:
+  type: torch
+  kernel: moe
+  prewarm: {BM: [16, 64], BN: [8], BK: [1]}
+)") + kParams);
+  ASSERT_EQ(problems.size(), 3u) << Join(problems);
+  EXPECT_TRUE(Has(problems, "s.yaml:5:22: executor: prewarm.BM: '64' is not one of"))
+      << Join(problems);
+  EXPECT_TRUE(Has(problems, "prewarm names 'BN', which is not a swept parameter"))
+      << Join(problems);
+  EXPECT_TRUE(Has(problems, "prewarm names 'BK', which is not a swept parameter"))
+      << Join(problems);
+}
+
 TEST(ExecutorCheck, TypeSessionAndMissingSection) {
   EXPECT_TRUE(
       Has(Check(std::string("sweep: x\nexecutor: {type: exce, command: [/bin/true]}\n") + kParams),

@@ -56,7 +56,7 @@ StatusOr<ShapeMap> ParseShapeList(const std::string& text) {
 StatusOr<BenchOptions> ParseOptions(int argc, char** argv) {
   BenchOptions o;
   std::string shapes, gpu_shapes;
-  std::vector<std::string> params;
+  std::vector<std::string> params, prewarm;
   CLI::App app{
       "fleetsweep-torch-bench: libtorch kernels speaking the benchmark JSON-lines protocol"};
   app.option_defaults()->always_capture_default();
@@ -79,6 +79,9 @@ StatusOr<BenchOptions> ParseOptions(int argc, char** argv) {
   app.add_option("--gpu-shapes", gpu_shapes, "shapes used instead when the device is cuda");
   app.add_option("--param", params,
                  "kernel parameter NAME=VALUE (overrides FLEETSWEEP_PARAM_NAME)");
+  app.add_option("--prewarm", prewarm,
+                 "persistent sessions: parameters NAME=VALUE[,NAME=VALUE] prepared once, untimed, "
+                 "in the session's first prepare (repeatable)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -108,6 +111,22 @@ StatusOr<BenchOptions> ParseOptions(int argc, char** argv) {
       return Status::InvalidArgument("--param '" + p + "': expected NAME=VALUE");
     }
     o.params[p.substr(0, eq)] = p.substr(eq + 1);
+  }
+  for (const auto& set : prewarm) {
+    std::map<std::string, std::string> assign;
+    size_t start = 0;
+    while (start <= set.size()) {
+      size_t comma = set.find(',', start);
+      if (comma == std::string::npos) comma = set.size();
+      const std::string item = set.substr(start, comma - start);
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos || eq == 0 || eq + 1 == item.size()) {
+        return Status::InvalidArgument("--prewarm '" + set + "': expected NAME=VALUE[,NAME=VALUE]");
+      }
+      assign[item.substr(0, eq)] = item.substr(eq + 1);
+      start = comma + 1;
+    }
+    o.prewarm.push_back(std::move(assign));
   }
   std::string platform = o.platform;
   if (platform.empty()) {

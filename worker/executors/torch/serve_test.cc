@@ -15,9 +15,19 @@ namespace {
 class FakeServer : public ExecutionServer {
  public:
   explicit FakeServer(bool uses_device) : uses_device_(uses_device) {}
-  int Prepare(const BenchOptions&) override {
-    calls.push_back("prepare");
-    return kExitOk;
+  // Records "prepare" and the parameters it was given ("prepare B=8,C=1" when any); writes one
+  // info line naming them (when it has an emitter); a parameter valued "bad" fails the prepare.
+  int Prepare(const BenchOptions& options) override {
+    std::string text;
+    bool bad = false;
+    for (const auto& [name, value] : options.params) {
+      text += (text.empty() ? "" : ",") + name + "=" + value;
+      bad = bad || value == "bad";
+    }
+    calls.push_back(text.empty() ? "prepare" : "prepare " + text);
+    if (out != nullptr) out->Info("prepared_params", text);
+    if (out != nullptr && bad) out->Error("invalid_argument", "a value named bad");
+    return bad ? kExitInvalid : kExitOk;
   }
   int Run() override {
     calls.push_back("run");
@@ -27,6 +37,7 @@ class FakeServer : public ExecutionServer {
   void DropCaches() override {}
   bool UsesDevice() const override { return uses_device_; }
   std::vector<std::string> calls;
+  Emitter* out = nullptr;
 
  private:
   bool uses_device_;
@@ -37,14 +48,17 @@ struct Served {
   std::vector<std::string> lines;  // what the session wrote, one per line
 };
 
-Served Serve(FakeServer& server, const std::string& requests) {
+Served Serve(FakeServer& server, const std::string& requests,
+             const BenchOptions& options = BenchOptions{}) {
   std::FILE* in = std::tmpfile();
   std::FILE* out_file = std::tmpfile();
   std::fputs(requests.c_str(), in);
   std::rewind(in);
   Emitter out(out_file);
+  server.out = &out;
   Served s;
-  s.status = ServeSession(server, BenchOptions{}, in, out);
+  s.status = ServeSession(server, options, in, out);
+  server.out = nullptr;
   std::rewind(out_file);
   char buf[4096];
   while (std::fgets(buf, sizeof buf, out_file)) {
@@ -120,6 +134,60 @@ TEST(ServeDevice, AnUnaskedDeviceGrantIsABadRequestAndTheSessionGoesOn) {
   EXPECT_EQ(s.status, kExitOk);
   EXPECT_EQ(server.calls, (std::vector<std::string>{"prepare", "run"}));
   EXPECT_LT(IndexOf(s.lines, "without a device request"), s.lines.size());
+}
+
+// --prewarm: the session's first prepare prepares each set once (with the request's other
+// parameters, after the device was granted), drops what they print, and says so in the
+// execution's `prewarm` info line; later prepares do not prewarm again.
+TEST(ServePrewarm, TheFirstPrepareWarmsEachSetOnceAndKeepsOnlyItsOwnLines) {
+  FakeServer server(/*uses_device=*/true);
+  BenchOptions options;
+  options.prewarm = {{{"B", "8"}}, {{"B", "16"}}};
+  Served s = Serve(server,
+                   "{\"fleetsweep\":\"prepare\",\"attempt_id\":\"a1\",\"params\":"
+                   "{\"B\":\"32\",\"C\":\"1\"}}\n"
+                   "{\"fleetsweep\":\"device_granted\",\"attempt_id\":\"a1\"}\n"
+                   "{\"fleetsweep\":\"run\",\"attempt_id\":\"a1\"}\n"
+                   "{\"fleetsweep\":\"prepare\",\"attempt_id\":\"a2\",\"params\":"
+                   "{\"B\":\"8\",\"C\":\"1\"}}\n"
+                   "{\"fleetsweep\":\"device_granted\",\"attempt_id\":\"a2\"}\n"
+                   "{\"fleetsweep\":\"run\",\"attempt_id\":\"a2\"}\n",
+                   options);
+  EXPECT_EQ(s.status, kExitOk);
+  EXPECT_EQ(server.calls,
+            (std::vector<std::string>{"prepare B=8,C=1", "prepare B=16,C=1", "prepare B=32,C=1",
+                                      "run", "prepare B=8,C=1", "run"}));
+  // The warm sets' own lines are dropped; each execution keeps its own.
+  EXPECT_EQ(IndexOf(s.lines, R"("value":"B=16,C=1")"), s.lines.size());
+  const size_t device = IndexOf(s.lines, R"("fleetsweep":"device","attempt_id":"a1")");
+  const size_t note = IndexOf(s.lines, R"("key":"prewarm","value":"2 sets in )");
+  const size_t own = IndexOf(s.lines, R"("value":"B=32,C=1")");
+  const size_t end = IndexOf(s.lines, R"("fleetsweep":"end","attempt_id":"a1")");
+  ASSERT_LT(note, s.lines.size());
+  EXPECT_LT(device, note);
+  EXPECT_LT(note, own);
+  EXPECT_LT(own, end);
+  // Only one execution says it prewarmed.
+  size_t notes = 0;
+  for (const auto& l : s.lines) notes += l.find(R"("key":"prewarm")") != std::string::npos;
+  EXPECT_EQ(notes, 1u);
+}
+
+TEST(ServePrewarm, AFailingSetIsNamedAndTheExecutionStillRuns) {
+  FakeServer server(/*uses_device=*/false);
+  BenchOptions options;
+  options.prewarm = {{{"B", "bad"}}, {{"B", "16"}}};
+  Served s = Serve(server,
+                   "{\"fleetsweep\":\"prepare\",\"attempt_id\":\"a1\",\"params\":"
+                   "{\"B\":\"32\"}}\n"
+                   "{\"fleetsweep\":\"run\",\"attempt_id\":\"a1\"}\n",
+                   options);
+  EXPECT_EQ(s.status, kExitOk);
+  EXPECT_EQ(server.calls,
+            (std::vector<std::string>{"prepare B=bad", "prepare B=16", "prepare B=32", "run"}));
+  EXPECT_LT(IndexOf(s.lines, "failed: B=bad (exit "), s.lines.size());
+  EXPECT_LT(IndexOf(s.lines, R"("fleetsweep":"end","attempt_id":"a1"})"), s.lines.size());
+  EXPECT_EQ(IndexOf(s.lines, R"("type":"error")"), s.lines.size());  // dropped with the warm set
 }
 
 }  // namespace

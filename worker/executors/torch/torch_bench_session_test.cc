@@ -198,6 +198,34 @@ TEST(TorchBenchSession, OneProcessServesManyExecutionsWithTheirOwnFingerprints) 
   }
 }
 
+// --prewarm: the first execution says it prepared the listed values first (a bad one named, not
+// fatal), and every execution keeps its own lines and the fingerprint it has without prewarm.
+TEST(TorchBenchSession, PrewarmRunsInTheFirstPrepareAndChangesNoExecution) {
+  SessionRun r = RunSession(std::string(kMoe) +
+                                " --prewarm BLOCK_SIZE_M=8 --prewarm BLOCK_SIZE_M=16 "
+                                "--prewarm BLOCK_SIZE_M=0",
+                            {Prepare("a1", {{"BLOCK_SIZE_M", "16"}}), RunReq("a1"),
+                             Prepare("a2", {{"BLOCK_SIZE_M", "8"}}), RunReq("a2")});
+  EXPECT_EQ(r.exit_code, 0) << r.raw;
+  ASSERT_EQ(r.answers.size(), 4u) << r.raw;
+  const std::string f16 = ExpectExecuted(r, 0, "a1");
+  const std::string f8 = ExpectExecuted(r, 2, "a2");
+  const std::string note = InfoOf(r.answers[1].lines, "prewarm");
+  EXPECT_TRUE(std::regex_search(note, std::regex("^3 sets in [0-9.]+ ms, failed: BLOCK_SIZE_M=0 "
+                                                 "\\(exit 2\\)$")))
+      << note;
+  EXPECT_EQ(InfoOf(r.answers[3].lines, "prewarm"), "<none>");  // once per session
+  // The warm-up's own lines are dropped: one check, one fingerprint, its own parameters.
+  int checks = 0;
+  for (const auto& l : r.answers[1].lines) checks += l.value("type", "") == "check";
+  EXPECT_EQ(checks, 1) << r.raw;
+  EXPECT_EQ(InfoOf(r.answers[1].lines, "consumed_params"), "BLOCK_SIZE_M=16");
+  // The inputs were built by the warm-up, so the first execution finds them cached.
+  EXPECT_EQ(InfoOf(r.answers[1].lines, "input_cache"), "hit");
+  EXPECT_EQ(f16, Fp(std::string(kMoe) + " --param BLOCK_SIZE_M=16"));
+  EXPECT_EQ(f8, Fp(std::string(kMoe) + " --param BLOCK_SIZE_M=8"));
+}
+
 TEST(TorchBenchSession, InputsDependingOnAParameterAreCachedPerValue) {
   // Paged attention's cache layout depends on block_size: one input set per value.
   SessionRun r = RunSession(

@@ -92,6 +92,20 @@ TEST(TorchSection, SessionReachesTheExecSection) {
   EXPECT_FALSE(plain->session.persistent);
 }
 
+// prewarm: one --prewarm NAME=V per value, in the spec's order.
+TEST(TorchSection, PrewarmBecomesOneFlagPerValue) {
+  auto r = TorchSectionToExecYaml(
+      "type: torch\nkernel: moe\nprewarm: {BLOCK_SIZE_M: [16, 32], BLOCK_SIZE_N: [64]}\n");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<std::string> warm;
+  auto argv = Command(*r);
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == "--prewarm") warm.push_back(argv[i + 1]);
+  }
+  EXPECT_EQ(warm,
+            (std::vector<std::string>{"BLOCK_SIZE_M=16", "BLOCK_SIZE_M=32", "BLOCK_SIZE_N=64"}));
+}
+
 TEST(TorchSection, RejectsBadSections) {
   struct Case {
     const char* yaml;
@@ -105,6 +119,10 @@ TEST(TorchSection, RejectsBadSections) {
       {"type: torch\nkernel: moe\ndevice: tpu\n", "device 'tpu'"},
       {"type: torch\nkernel: moe\nreps: 0\n", "reps"},
       {"type: torch\nkernel: moe\ntimeout: -1\n", "timeout"},
+      {"type: torch\nkernel: moe\nprewarm: [16]\n", "prewarm must be a map"},
+      {"type: torch\nkernel: moe\nprewarm: {B: 16}\n", "prewarm.B must be a non-empty list"},
+      {"type: torch\nkernel: moe\nprewarm: {B: []}\n", "prewarm.B must be a non-empty list"},
+      {"type: torch\nkernel: moe\nprewarm: {B: [\"1,2\"]}\n", "without commas"},
       {"[1, 2]", "expected a map"},
       {"type: torch\nkernel: [unclosed\n", "executor section"},
   };
