@@ -65,6 +65,8 @@ class ExecutionLog {
   // when new: a caller with a table of its own by configuration numbers it the same way, so that
   // one hash table of keys serves both (IncrementalAggregate).
   int32_t InternKey(const std::string& key) { return keys_.Intern(key); }
+  // Room for `n` configuration keys without rehashing (a caller that knows how many will come).
+  void ReserveKeys(size_t n) { keys_.index.reserve(n); }
   // The index of `key`; -1 when it was never interned.
   int32_t FindKey(const std::string& key) const;
 

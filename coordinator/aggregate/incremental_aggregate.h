@@ -107,6 +107,7 @@ class IncrementalAggregate {
   };
   // As Append, moving r's key and parameter values out (r is left empty).
   void AppendTaking(v1::ConfigRecord* r);
+  void Reserve(size_t configurations);  // room for the keys of this many, before appending
   // Adds entry `e` (its base.key set) to the table.
   void Insert(Entry e);
   // Sets e's status and record failure from r.

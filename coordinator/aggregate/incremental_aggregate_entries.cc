@@ -33,6 +33,7 @@ IncrementalAggregate::IncrementalAggregate(const SweepSpec& spec,
       options_(options),
       primary_(spec.primary_metric().name),
       log_(spec.primary_metric().name) {
+  Reserve(records.size());
   for (const auto& r : records) Append(r);
 }
 
@@ -43,7 +44,13 @@ IncrementalAggregate::IncrementalAggregate(const SweepSpec& spec,
       options_(options),
       primary_(spec.primary_metric().name),
       log_(spec.primary_metric().name) {
+  Reserve(records.size());
   for (auto& r : records) AppendTaking(&r);
+}
+
+void IncrementalAggregate::Reserve(size_t configurations) {
+  log_.ReserveKeys(configurations);
+  entry_of_logged_.reserve(configurations);
 }
 
 void IncrementalAggregate::Append(const v1::ConfigRecord& r) {
