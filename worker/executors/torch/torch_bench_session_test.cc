@@ -330,6 +330,14 @@ TEST(TorchBenchSession, ProcessErrorsComeBeforeReady) {
   SessionRun topk = RunSession("--kernel moe --shapes E=2,topk=3", {});
   EXPECT_EQ(topk.exit_code, 2) << topk.raw;
   EXPECT_FALSE(topk.ready);
+  // A --prewarm set that is not NAME=VALUE[,NAME=VALUE] is a bad flag, named.
+  for (const char* bad : {"BLOCK_SIZE_M", "BLOCK_SIZE_M=8,", "=8", "BLOCK_SIZE_M="}) {
+    SessionRun warm = RunSession(std::string(kMoe) + " --prewarm '" + bad + "'", {});
+    EXPECT_EQ(warm.exit_code, 2) << bad << "\n" << warm.raw;
+    EXPECT_FALSE(warm.ready) << bad;
+    EXPECT_NE(warm.raw.find("--prewarm '" + std::string(bad) + "'"), std::string::npos)
+        << warm.raw;
+  }
 }
 
 TEST(TorchBenchSession, RequestParamsOverrideTheEnvironment) {
