@@ -335,8 +335,7 @@ TEST(TorchBenchSession, ProcessErrorsComeBeforeReady) {
     SessionRun warm = RunSession(std::string(kMoe) + " --prewarm '" + bad + "'", {});
     EXPECT_EQ(warm.exit_code, 2) << bad << "\n" << warm.raw;
     EXPECT_FALSE(warm.ready) << bad;
-    EXPECT_NE(warm.raw.find("--prewarm '" + std::string(bad) + "'"), std::string::npos)
-        << warm.raw;
+    EXPECT_NE(warm.raw.find("--prewarm '" + std::string(bad) + "'"), std::string::npos) << warm.raw;
   }
 }
 
