@@ -330,6 +330,36 @@ TEST_F(FileStoreTest, AttemptsAndRecordsAreReadFromTheLog) {
   EXPECT_EQ((*st)->LoadConfigs("s").status().code(), StatusCode::kDataLoss);
 }
 
+// Many records are parsed in two halves on two threads: every record comes back once, in
+// LoadConfigs' order (seq, then key), and a record the second half cannot read is still DataLoss.
+TEST_F(FileStoreTest, ManyRecordsAreReadInHalvesAndComeBackInOrder) {
+  auto st = FileStore::Open(dir_);
+  ASSERT_TRUE(st.ok()) << st.status().ToString();
+  constexpr int kRecords = 30000;  // above the two-thread threshold
+  std::vector<v1::ConfigRecord> records(kRecords);
+  for (int i = 0; i < kRecords; ++i) {
+    records[static_cast<size_t>(i)].set_config_key("k-" + std::to_string(i));
+    records[static_cast<size_t>(i)].set_seq(kRecords - i);  // stored in the reverse of seq order
+    (*records[static_cast<size_t>(i)].mutable_params())["i"] = std::to_string(i);
+  }
+  ASSERT_TRUE((*st)->PutConfigs("s", records).ok());
+  ASSERT_TRUE((*st)->Flush().ok());
+  auto configs = (*st)->LoadConfigs("s");
+  ASSERT_TRUE(configs.ok()) << configs.status().ToString();
+  ASSERT_EQ(configs->size(), static_cast<size_t>(kRecords));
+  for (int j = 0; j < kRecords; ++j) {
+    const v1::ConfigRecord& r = (*configs)[static_cast<size_t>(j)];
+    const int i = kRecords - 1 - j;
+    ASSERT_EQ(r.seq(), j + 1);
+    ASSERT_EQ(r.config_key(), "k-" + std::to_string(i));
+    ASSERT_EQ(r.params().at("i"), std::to_string(i));
+  }
+  // The log cut at three quarters: only the second half's reads fail, and they are reported.
+  const off_t size = static_cast<off_t>(ReadFile(log()).size());
+  ASSERT_EQ(::truncate(log().c_str(), size * 3 / 4), 0);
+  EXPECT_EQ((*st)->LoadConfigs("s").status().code(), StatusCode::kDataLoss);
+}
+
 TEST(OpenStoreTest, FileUrlForms) {
   auto tmp = TempDir::Create("fs-openstore");
   ASSERT_TRUE(tmp.ok());

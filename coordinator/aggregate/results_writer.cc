@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <thread>
 
 namespace fleetsweep {
 namespace {
@@ -67,9 +68,15 @@ Status WriteFileAtomically(const std::string& path, const std::string& content) 
 }
 
 Status WriteResults(const std::string& dir, const SweepResult& r, const ResultsOptions& options) {
-  FS_RETURN_IF_ERROR(
-      WriteFileAtomically(dir + "/results.json", ResultsToJson(r, options).dump(2) + "\n"));
-  FS_RETURN_IF_ERROR(WriteFileAtomically(dir + "/results.csv", ResultsToCsv(r)));
+  // results.csv (a row per configuration: most of the work for a large sweep) is built and
+  // written on a second thread while results.json is (issue 16: an interrupted sweep's exit).
+  Status csv;
+  std::thread csv_writer([&] { csv = WriteFileAtomically(dir + "/results.csv", ResultsToCsv(r)); });
+  Status json =
+      WriteFileAtomically(dir + "/results.json", ResultsToJson(r, options).dump(2) + "\n");
+  csv_writer.join();
+  FS_RETURN_IF_ERROR(json);
+  FS_RETURN_IF_ERROR(csv);
   return WriteFileAtomically(dir + "/summary.txt", SummaryTable(r, 20));
 }
 
