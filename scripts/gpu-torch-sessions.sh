@@ -46,7 +46,6 @@ rm -rf "$OUT/run-moe/store"
 
 step "bf16 sweep: 1 slot without and with prewarm, 2 slots with (bench/device_time_table.py)"
 sed -e 's/^  dtype: float32/  dtype: bfloat16/' -e 's/values: \[8, 16, 32, 64\]/values: [16, 32, 64, 128]/' \
-  -e 's/BLOCK_SIZE_M: \[8, 16, 32, 64\]/BLOCK_SIZE_M: [16, 32, 64, 128]/' \
   examples/torch-moe.yaml > "$OUT/torch-moe-bf16.yaml"
 grep -v '^  prewarm:' "$OUT/torch-moe-bf16.yaml" > "$OUT/torch-moe-bf16-noprewarm.yaml"
 for run in noprewarm-1 prewarm-1 prewarm-2; do

@@ -39,24 +39,53 @@ StatusOr<std::string> ShapeList(const YAML::Node& n, const std::string& key) {
 }
 
 // prewarm: {NAME: [V1, V2, ...], ...} -> one "--prewarm NAME=V" per value (each value is a set
-// of its own: a one-factor warm-up, not the product).
-Status PrewarmArgs(const YAML::Node& n, std::vector<std::string>* argv) {
-  if (!n.IsMap()) return Status::InvalidArgument(At(n) + "prewarm must be a map NAME: [VALUES]");
+// of its own: a one-factor warm-up, not the product); prewarm: [NAME, ...] -> the same for every
+// level of each named parameter in `levels`.
+Status PrewarmValue(const YAML::Node& at, const std::string& name, const std::string& value,
+                    std::vector<std::string>* argv) {
+  if (value.empty() || value.find(',') != std::string::npos) {
+    return Status::InvalidArgument(At(at) + "prewarm." + name +
+                                   ": each value must be a scalar without commas");
+  }
+  argv->insert(argv->end(), {"--prewarm", name + "=" + value});
+  return Status::Ok();
+}
+
+Status PrewarmName(const YAML::Node& at, const std::string& name) {
+  if (name.empty() || name.find_first_of("=, ") != std::string::npos) {
+    return Status::InvalidArgument(At(at) + "prewarm: bad parameter name '" + name + "'");
+  }
+  return Status::Ok();
+}
+
+Status PrewarmArgs(const YAML::Node& n, const ParamLevels& levels, std::vector<std::string>* argv) {
+  if (n.IsSequence()) {
+    for (const auto& item : n) {
+      const std::string name = item.IsScalar() ? item.Scalar() : "";
+      FS_RETURN_IF_ERROR(PrewarmName(item, name));
+      auto it = levels.find(name);
+      if (it == levels.end()) {
+        return Status::InvalidArgument(
+            At(item) + "prewarm names '" + name + "', which is not a swept parameter" +
+            (levels.empty() ? " (the list form needs the spec's parameters)" : " of this spec"));
+      }
+      for (const auto& v : it->second) FS_RETURN_IF_ERROR(PrewarmValue(item, name, v, argv));
+    }
+    return Status::Ok();
+  }
+  if (!n.IsMap()) {
+    return Status::InvalidArgument(At(n) +
+                                   "prewarm must be a map NAME: [VALUES] or a list of names");
+  }
   for (const auto& kv : n) {
     const std::string name = kv.first.as<std::string>();
-    if (name.empty() || name.find_first_of("=, ") != std::string::npos) {
-      return Status::InvalidArgument(At(kv.first) + "prewarm: bad parameter name '" + name + "'");
-    }
+    FS_RETURN_IF_ERROR(PrewarmName(kv.first, name));
     if (!kv.second.IsSequence() || kv.second.size() == 0) {
       return Status::InvalidArgument(At(kv.second) + "prewarm." + name +
                                      " must be a non-empty list of values");
     }
     for (const auto& v : kv.second) {
-      if (!v.IsScalar() || v.Scalar().empty() || v.Scalar().find(',') != std::string::npos) {
-        return Status::InvalidArgument(At(v) + "prewarm." + name +
-                                       ": each value must be a scalar without commas");
-      }
-      argv->insert(argv->end(), {"--prewarm", name + "=" + v.Scalar()});
+      FS_RETURN_IF_ERROR(PrewarmValue(v, name, v.IsScalar() ? v.Scalar() : "", argv));
     }
   }
   return Status::Ok();
@@ -72,15 +101,17 @@ Status OneOf(const YAML::Node& n, const std::string& key, const std::string& val
 
 }  // namespace
 
-StatusOr<std::string> TorchSectionToExecYaml(const std::string& executor_yaml) {
+StatusOr<std::string> TorchSectionToExecYaml(const std::string& executor_yaml,
+                                             const ParamLevels& levels) {
   try {
-    return TorchSectionToExecYaml(YAML::Load(executor_yaml), "executor section");
+    return TorchSectionToExecYaml(YAML::Load(executor_yaml), "executor section", levels);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(std::string("executor section: ") + e.what());
   }
 }
 
-StatusOr<std::string> TorchSectionToExecYaml(const YAML::Node& section, const std::string& source) {
+StatusOr<std::string> TorchSectionToExecYaml(const YAML::Node& section, const std::string& source,
+                                             const ParamLevels& levels) {
   g_source = source;
   try {
     const YAML::Node s = section;
@@ -135,7 +166,7 @@ StatusOr<std::string> TorchSectionToExecYaml(const YAML::Node& section, const st
       FS_ASSIGN_OR_RETURN(std::string list, ShapeList(s["gpu_shapes"], "gpu_shapes"));
       if (!list.empty()) argv.insert(argv.end(), {"--gpu-shapes", list});
     }
-    if (s["prewarm"]) FS_RETURN_IF_ERROR(PrewarmArgs(s["prewarm"], &argv));
+    if (s["prewarm"]) FS_RETURN_IF_ERROR(PrewarmArgs(s["prewarm"], levels, &argv));
 
     YAML::Emitter out;
     out << YAML::BeginMap;

@@ -19,6 +19,8 @@
 //   session: {...}           # copied as is into the exec section (docs/executors.md)
 //   prewarm: {BLOCK_SIZE_M: [16, 32]}  # persistent sessions: each value prepared once, untimed,
 //                            # in the session's first prepare (--prewarm NAME=V each)
+//   prewarm: [BLOCK_SIZE_M]  # the same for every level of each named swept parameter (needs
+//                            # `levels`: the spec's swept parameters and their levels)
 //
 // Result (YAML text):
 //   type: exec
@@ -33,7 +35,9 @@
 // Thread-safety: a pure function.
 #pragma once
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "common/status.h"
 
@@ -43,9 +47,15 @@ class Node;
 
 namespace fleetsweep {
 
-StatusOr<std::string> TorchSectionToExecYaml(const std::string& executor_yaml);
+// The swept parameters of a spec and their levels as text (canonical, in the spec's order): what
+// `prewarm: [NAME, ...]` expands to. Empty: the list form is an error naming what is missing.
+using ParamLevels = std::map<std::string, std::vector<std::string>>;
+
+StatusOr<std::string> TorchSectionToExecYaml(const std::string& executor_yaml,
+                                             const ParamLevels& levels = {});
 // The same for the section as a node of a whole spec file: messages read
 // "SOURCE:LINE:COLUMN: ..." with the node's position in that file.
-StatusOr<std::string> TorchSectionToExecYaml(const YAML::Node& section, const std::string& source);
+StatusOr<std::string> TorchSectionToExecYaml(const YAML::Node& section, const std::string& source,
+                                             const ParamLevels& levels = {});
 
 }  // namespace fleetsweep

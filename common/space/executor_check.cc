@@ -281,28 +281,33 @@ void CheckExec(const YAML::Node& key, const YAML::Node& section, const SweepSpec
   if (problems->empty()) CheckWithExecutorParser(section, spec.executor_yaml, problems);
 }
 
-// prewarm: {NAME: [VALUES]}: each NAME a swept parameter of the spec and each value one of its
-// levels (a typo would warm nothing and cost the time anyway). Shape errors are the torch
-// translation's to report.
+// prewarm: {NAME: [VALUES]} or [NAME, ...]: each NAME a swept parameter of the spec and each
+// value one of its levels (a typo would warm nothing and cost the time anyway). Shape errors are
+// the torch translation's to report.
 void CheckPrewarm(const YAML::Node& prewarm, const SweepSpec& spec, Problems* problems) {
+  auto swept = [&](const YAML::Node& at, const std::string& name) -> const ParamSpec* {
+    for (const ParamSpec& p : spec.params) {
+      if (p.name == name && p.fate == ParamFate::kSwept) return &p;
+    }
+    problems->At(
+        at, "executor: prewarm names '" + name + "', which is not a swept parameter of this spec");
+    return nullptr;
+  };
+  if (prewarm.IsSequence()) {
+    for (const auto& item : prewarm) {
+      if (item.IsScalar()) swept(item, item.Scalar());
+    }
+    return;
+  }
   if (!prewarm.IsMap()) return;
   for (const auto& kv : prewarm) {
-    const std::string name = kv.first.Scalar();
-    const ParamSpec* param = nullptr;
-    for (const ParamSpec& p : spec.params) {
-      if (p.name == name && p.fate == ParamFate::kSwept) param = &p;
-    }
-    if (param == nullptr) {
-      problems->At(kv.first, "executor: prewarm names '" + name +
-                                 "', which is not a swept parameter of this spec");
-      continue;
-    }
-    if (!kv.second.IsSequence()) continue;
+    const ParamSpec* param = swept(kv.first, kv.first.Scalar());
+    if (param == nullptr || !kv.second.IsSequence()) continue;
     for (const auto& v : kv.second) {
       bool level = false;
       for (const Value& l : param->values) level = level || l.ToString() == v.Scalar();
       if (!level) {
-        problems->At(v, "executor: prewarm." + name + ": '" + v.Scalar() +
+        problems->At(v, "executor: prewarm." + param->name + ": '" + v.Scalar() +
                             "' is not one of the parameter's values");
       }
     }
@@ -315,7 +320,8 @@ void CheckTorch(const YAML::Node& section, const SweepSpec& spec,
   if (const YAML::Node session = section["session"]) CheckSession(session, problems);
   if (const YAML::Node prewarm = section["prewarm"]) CheckPrewarm(prewarm, spec, problems);
   if (!problems->empty()) return;
-  StatusOr<std::string> exec_yaml = TorchSectionToExecYaml(section, problems->source());
+  StatusOr<std::string> exec_yaml =
+      TorchSectionToExecYaml(section, problems->source(), SweptLevels(spec));
   if (!exec_yaml.ok()) {
     auto [line, column] = LineColumn(section);
     problems->Raw(line, column, exec_yaml.status().message());

@@ -183,6 +183,23 @@ executor:
       << Join(problems);
   EXPECT_TRUE(Has(problems, "prewarm names 'BK', which is not a swept parameter"))
       << Join(problems);
+  // The list form: every level of each named swept parameter.
+  EXPECT_TRUE(Check(std::string(R"(sweep: t
+executor:
+  type: torch
+  kernel: moe
+  prewarm: [BM]
+)") + kParams)
+                  .empty());
+  problems = Check(std::string(R"(sweep: t
+executor:
+  type: torch
+  kernel: moe
+  prewarm: [BM, BN]
+)") + kParams);
+  ASSERT_GE(problems.size(), 1u) << Join(problems);
+  EXPECT_TRUE(Has(problems, "s.yaml:5:17: executor: prewarm names 'BN', which is not a swept"))
+      << Join(problems);
 }
 
 TEST(ExecutorCheck, TypeSessionAndMissingSection) {

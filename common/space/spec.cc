@@ -47,6 +47,16 @@ const Value* ParamSpec::DefaultValue() const {
   return nullptr;
 }
 
+std::map<std::string, std::vector<std::string>> SweptLevels(const SweepSpec& spec) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (const ParamSpec& p : spec.params) {
+    if (p.fate != ParamFate::kSwept) continue;
+    auto& levels = out[p.name];
+    for (const Value& v : p.values) levels.push_back(v.ToString());
+  }
+  return out;
+}
+
 const ParamSpec* SweepSpec::FindParam(const std::string& name) const {
   for (const ParamSpec& p : params) {
     if (p.name == name) return &p;

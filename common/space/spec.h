@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -109,6 +110,10 @@ struct SweepSpec {
 // of the swept product; beyond that the check is skipped (CountSpace still reports 0).
 constexpr size_t kMaxLevelsPerParam = 1000000;
 constexpr uint64_t kEmptySpaceScanLimit = 5000000;
+
+// The swept parameters and their levels as canonical text, each in the spec's order (what a torch
+// section's `prewarm: [NAME, ...]` expands to; common/exec/torch_section.h).
+std::map<std::string, std::vector<std::string>> SweptLevels(const SweepSpec& spec);
 
 // Reads and parses a spec file. A file that cannot be read is kNotFound ("PATH: cannot read: ...").
 StatusOr<SweepSpec> ParseSpecFile(const std::string& path);

@@ -20,7 +20,7 @@ SpecInfo LoadSpec(const v1::SpecText& spec) {
   }
   info.timeout = parsed->timeout_seconds;
   for (const auto& m : parsed->metrics) info.metrics.push_back(m.name);
-  auto launcher = Launcher::Create(parsed->executor_yaml, restart);
+  auto launcher = Launcher::Create(parsed->executor_yaml, restart, SweptLevels(*parsed));
   if (!launcher.ok()) {
     info.error = launcher.status().message();
   } else {

@@ -51,7 +51,8 @@ class OneShotSession : public Session {
   SessionKey key_;
 };
 
-StatusOr<std::string> ExecYaml(const std::string& executor_yaml) {
+StatusOr<std::string> ExecYaml(const std::string& executor_yaml,
+                               const std::map<std::string, std::vector<std::string>>& levels) {
   std::string type = "exec";
   try {
     YAML::Node root = YAML::Load(executor_yaml);
@@ -68,8 +69,9 @@ StatusOr<std::string> ExecYaml(const std::string& executor_yaml) {
   if (type == "exec") return executor_yaml;
   if (type == "torch") {
 #ifdef FLEETSWEEP_HAVE_TORCH_SECTION
-    return TorchSectionToExecYaml(executor_yaml);
+    return TorchSectionToExecYaml(executor_yaml, levels);
 #else
+    (void)levels;
     return Status::InvalidArgument(
         "executor section: type 'torch' is not available: torch executor not built");
 #endif
@@ -106,8 +108,9 @@ std::string ParamsJson(const Config& params) {
 }
 
 StatusOr<std::unique_ptr<Launcher>> Launcher::Create(
-    const std::string& executor_yaml, const std::vector<std::string>& restart_params) {
-  FS_ASSIGN_OR_RETURN(std::string exec_yaml, ExecYaml(executor_yaml));
+    const std::string& executor_yaml, const std::vector<std::string>& restart_params,
+    const std::map<std::string, std::vector<std::string>>& swept_levels) {
+  FS_ASSIGN_OR_RETURN(std::string exec_yaml, ExecYaml(executor_yaml, swept_levels));
   FS_ASSIGN_OR_RETURN(ExecSpec spec, ParseExecSpec(exec_yaml));
   if (spec.session.persistent && !spec.output.file.empty()) {
     return Status::InvalidArgument(

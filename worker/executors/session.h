@@ -49,9 +49,12 @@ class ExecExecutor;
 class Launcher {
  public:
   // Parses the section (type exec or torch). restart_params: parameters declared
-  // `restart: true` in the spec. Errors: kInvalidArgument for a malformed section.
-  static StatusOr<std::unique_ptr<Launcher>> Create(const std::string& executor_yaml,
-                                                    const std::vector<std::string>& restart_params);
+  // `restart: true` in the spec; swept_levels: the spec's swept parameters and their levels
+  // (SweptLevels; a torch section's `prewarm: [NAME]` needs them). Errors: kInvalidArgument for a
+  // malformed section.
+  static StatusOr<std::unique_ptr<Launcher>> Create(
+      const std::string& executor_yaml, const std::vector<std::string>& restart_params,
+      const std::map<std::string, std::vector<std::string>>& swept_levels = {});
 
   bool persistent() const { return spec_.session.persistent; }
   // The key of the session that can run `params` (empty for one-shot sections).

@@ -106,6 +106,28 @@ TEST(TorchSection, PrewarmBecomesOneFlagPerValue) {
             (std::vector<std::string>{"BLOCK_SIZE_M=16", "BLOCK_SIZE_M=32", "BLOCK_SIZE_N=64"}));
 }
 
+// prewarm: [NAME]: every level of the named swept parameters, given the spec's levels.
+TEST(TorchSection, PrewarmListExpandsToTheSpecsLevels) {
+  const ParamLevels levels = {{"BLOCK_SIZE_M", {"8", "16"}}, {"BLOCK_SIZE_N", {"64"}}};
+  auto r = TorchSectionToExecYaml("type: torch\nkernel: moe\nprewarm: [BLOCK_SIZE_M]\n", levels);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  std::vector<std::string> warm;
+  auto argv = Command(*r);
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    if (argv[i] == "--prewarm") warm.push_back(argv[i + 1]);
+  }
+  EXPECT_EQ(warm, (std::vector<std::string>{"BLOCK_SIZE_M=8", "BLOCK_SIZE_M=16"}));
+  auto unknown = TorchSectionToExecYaml("type: torch\nkernel: moe\nprewarm: [BM]\n", levels);
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.status().message().find("prewarm names 'BM', which is not a swept parameter"),
+            std::string::npos)
+      << unknown.status().message();
+  auto without = TorchSectionToExecYaml("type: torch\nkernel: moe\nprewarm: [BLOCK_SIZE_M]\n");
+  ASSERT_FALSE(without.ok());
+  EXPECT_NE(without.status().message().find("needs the spec's parameters"), std::string::npos)
+      << without.status().message();
+}
+
 TEST(TorchSection, RejectsBadSections) {
   struct Case {
     const char* yaml;
@@ -119,7 +141,7 @@ TEST(TorchSection, RejectsBadSections) {
       {"type: torch\nkernel: moe\ndevice: tpu\n", "device 'tpu'"},
       {"type: torch\nkernel: moe\nreps: 0\n", "reps"},
       {"type: torch\nkernel: moe\ntimeout: -1\n", "timeout"},
-      {"type: torch\nkernel: moe\nprewarm: [16]\n", "prewarm must be a map"},
+      {"type: torch\nkernel: moe\nprewarm: 16\n", "prewarm must be a map"},
       {"type: torch\nkernel: moe\nprewarm: {B: 16}\n", "prewarm.B must be a non-empty list"},
       {"type: torch\nkernel: moe\nprewarm: {B: []}\n", "prewarm.B must be a non-empty list"},
       {"type: torch\nkernel: moe\nprewarm: {B: [\"1,2\"]}\n", "without commas"},
