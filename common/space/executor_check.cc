@@ -285,29 +285,27 @@ void CheckExec(const YAML::Node& key, const YAML::Node& section, const SweepSpec
 // value one of its levels (a typo would warm nothing and cost the time anyway). Shape errors are
 // the torch translation's to report.
 void CheckPrewarm(const YAML::Node& prewarm, const SweepSpec& spec, Problems* problems) {
-  auto swept = [&](const YAML::Node& at, const std::string& name) -> const ParamSpec* {
-    for (const ParamSpec& p : spec.params) {
-      if (p.name == name && p.fate == ParamFate::kSwept) return &p;
-    }
-    problems->At(
-        at, "executor: prewarm names '" + name + "', which is not a swept parameter of this spec");
+  const auto levels = SweptLevels(spec);  // what the translation expands the list form to
+  auto swept = [&](const YAML::Node& at) -> const std::vector<std::string>* {
+    auto it = levels.find(at.Scalar());
+    if (it != levels.end()) return &it->second;
+    problems->At(at, "executor: prewarm names '" + at.Scalar() +
+                         "', which is not a swept parameter of this spec");
     return nullptr;
   };
   if (prewarm.IsSequence()) {
     for (const auto& item : prewarm) {
-      if (item.IsScalar()) swept(item, item.Scalar());
+      if (item.IsScalar()) swept(item);
     }
     return;
   }
   if (!prewarm.IsMap()) return;
   for (const auto& kv : prewarm) {
-    const ParamSpec* param = swept(kv.first, kv.first.Scalar());
-    if (param == nullptr || !kv.second.IsSequence()) continue;
+    const std::vector<std::string>* values = swept(kv.first);
+    if (values == nullptr || !kv.second.IsSequence()) continue;
     for (const auto& v : kv.second) {
-      bool level = false;
-      for (const Value& l : param->values) level = level || l.ToString() == v.Scalar();
-      if (!level) {
-        problems->At(v, "executor: prewarm." + param->name + ": '" + v.Scalar() +
+      if (std::find(values->begin(), values->end(), v.Scalar()) == values->end()) {
+        problems->At(v, "executor: prewarm." + kv.first.Scalar() + ": '" + v.Scalar() +
                             "' is not one of the parameter's values");
       }
     }
