@@ -10,6 +10,10 @@ the sum of its primary metric's samples (milliseconds). Per execution (ok attemp
                      one, prepare, waiting for the device's timing gate, run)
   outside, no gate   the same without the gate wait (exec.gate_wait_seconds): what the execution
                      itself cost beside its timed kernel
+  the execution      the same without the session's start too (session.start_seconds, on the
+                     attempt that opened a persistent session: process start to ready, any
+                     prewarm included): the execution proper, its prepare request to its end
+A last table: the sessions' starts (how many, their seconds, and their share of the device wall).
 grouped by the execution's place in its session: the session's first execution (it starts the
 benchmark process and builds its inputs), the first execution of a configuration in its session
 (a new variant's first launch), and the later ones. Per device: wall from the first execution's
@@ -61,7 +65,13 @@ def shares(a):
     out = 1 - timed / dur if dur > 0 else float("nan")
     own = dur - gate
     out_own = 1 - timed / own if own > 0 else float("nan")
-    return timed, dur, out, out_own
+    execution = own - start_seconds(a)
+    out_exec = 1 - timed / execution if execution > 0 else float("nan")
+    return timed, dur, out, out_own, out_exec
+
+
+def start_seconds(a):
+    return float(a.get("info", {}).get("session.start_seconds", "0") or 0)
 
 
 def pct(v):
@@ -80,17 +90,19 @@ def main():
     for label, att in place(attempts):
         groups[label].append(shares(att))
     print("| execution | executions | median wall ms | median timed ms | outside (median) | "
-          "(worst) | outside, no gate wait (median) | (worst) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          "(worst) | outside, no gate wait (median) | (worst) | outside, the execution alone "
+          "(median) | (worst) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label in ("first of its session", "first of its configuration in the session", "later"):
         rows = groups.get(label)
         if not rows:
             continue
-        print("| %s | %d | %.1f | %.2f | %s | %s | %s | %s |" % (
+        print("| %s | %d | %.1f | %.2f | %s | %s | %s | %s | %s | %s |" % (
             label, len(rows), 1000 * statistics.median(r[1] for r in rows),
             1000 * statistics.median(r[0] for r in rows), pct(statistics.median(r[2] for r in rows)),
             pct(max(r[2] for r in rows)), pct(statistics.median(r[3] for r in rows)),
-            pct(max(r[3] for r in rows))))
+            pct(max(r[3] for r in rows)), pct(statistics.median(r[4] for r in rows)),
+            pct(max(r[4] for r in rows))))
     by_device = defaultdict(list)
     for att in attempts:
         by_device[(att.get("node", ""), att.get("device", ""))].append(att)
@@ -105,6 +117,16 @@ def main():
         print("| %s | %s | %d | %d | %.2f | %.2f | %s |" % (node, device, slots, len(atts),
                                                          end - start, timed,
                                                          pct(timed / (end - start))))
+    starts = [start_seconds(x) for x in attempts if start_seconds(x) > 0]
+    if starts:
+        wall = (max(x["started_unix_ms"] / 1000.0 + x["duration_seconds"] for x in attempts) -
+                min(x["started_unix_ms"] / 1000.0 for x in attempts))
+        print()
+        print("| sessions started | start s (median) | (max) | all starts s | share of the wall |")
+        print("|---:|---:|---:|---:|---:|")
+        print("| %d | %.2f | %.2f | %.2f | %s |" % (len(starts), statistics.median(starts),
+                                                  max(starts), sum(starts),
+                                                  pct(sum(starts) / wall) if wall > 0 else "-"))
     return 0
 
 

@@ -6,7 +6,12 @@
 //           key parameters, workdir, environment plus FLEETSWEEP_SESSION=persistent and
 //           FLEETSWEEP_PARAMS={key params}, allow-list, files); the benchmark prints its info
 //           lines and then {"fleetsweep":"ready"}. Exit or silence (ready_timeout_s, else the
-//           execution timeout) before ready fails that attempt with LAUNCH.
+//           execution timeout) before ready fails that attempt with LAUNCH. Device work before
+//           ready (inputs, prewarm) is announced with {"fleetsweep":"device"}: the worker takes
+//           the device's timing gate, answers {"fleetsweep":"device_granted","attempt_id":<session
+//           id>} and holds the gate until ready. The attempt that opened the session says how long
+//           the start took (info session.start_seconds, session.start_gate_wait_seconds): it is
+//           in that attempt's duration, and not part of its execution (prepare request to end).
 //   execute {"fleetsweep":"prepare","attempt_id":A,"params":{...}} -> "prepared" (or "end" when
 //           preparation failed), then, holding the device's timing gate,
 //           {"fleetsweep":"run","attempt_id":A} -> protocol lines, then {"fleetsweep":"end",...}.
@@ -51,8 +56,9 @@ class PersistentSession : public Session {
 
  private:
   using Clock = std::chrono::steady_clock;
-  // Starts the process and waits for ready; on failure fills *attempt and returns false.
-  bool Start(const ExecutionRequest& req, v1::Attempt* attempt);
+  // Starts the process and waits for ready, holding `gate` (may be null) from the benchmark's
+  // first "device" line to ready; on failure fills *attempt and returns false.
+  bool Start(const ExecutionRequest& req, TimingGate* gate, v1::Attempt* attempt);
   void Close();
 
   const ExecSpec& spec_;

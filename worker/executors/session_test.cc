@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -94,6 +95,14 @@ TEST_F(SessionTest, OneProcessServesManyExecutionsInOrder) {
     EXPECT_EQ(Info(a, "pid"), pid);          // the same warm process
     EXPECT_EQ(Info(a, "session_pid"), pid);  // info lines before ready reach every attempt
     EXPECT_TRUE(session->Reusable());
+    // Only the attempt that started the process says how long the start took; no device was
+    // asked for before ready, so no gate wait is reported.
+    EXPECT_EQ(Info(a, "session.start_seconds").empty(), i != 1);
+    if (i == 1) {
+      EXPECT_GT(std::stod(Info(a, "session.start_seconds")), 0.0);
+      EXPECT_LE(std::stod(Info(a, "session.start_seconds")), a.duration_seconds());
+    }
+    EXPECT_EQ(Info(a, "session.start_gate_wait_seconds"), "");
   }
   EXPECT_EQ(gate.acquisitions(), 4);
 }
@@ -367,6 +376,81 @@ TEST_F(SessionTest, DeviceWorkInPrepareNeverOverlapsAnotherSlotsTiming) {
     EXPECT_LE(open, 1) << "a device section overlapped another slot's";
   }
   fs::remove(log);
+}
+
+// Device work before ready (a "device" line during the start) holds the device's gate from that
+// line to ready: a session starting with device work on a device never overlaps another slot's
+// timed part, and its device_granted names the session.
+TEST_F(SessionTest, DeviceWorkBeforeReadyHoldsTheGateUntilReady) {
+  fs::path log = fs::temp_directory_path() / ("fs-startdev-" + std::to_string(getpid()) + ".log");
+  fs::remove(log);
+  auto plain = Make(Section("env: {FAKE_TIMING_LOG: \"" + log.string() + "\"}\n"));
+  auto device_start = Make(
+      Section("env: {FAKE_TIMING_LOG: \"" + log.string() + "\", FAKE_START_DEVICE_MS: \"40\"}\n"));
+  TimingGate gate;
+  std::atomic<int> ok{0};
+  std::vector<std::string> start_infos(2), granted_to(2);
+  auto work = [&](int slot) {
+    // Slot 0 times over and over; slot 1 opens three sessions that each start with device work.
+    for (int i = 0; i < 6; ++i) {
+      const bool starter = slot == 1;
+      auto s = (starter ? device_start : plain)->Open(Request("slow", "x"));
+      ExecutionRequest r = Request("slow", "s" + std::to_string(slot) + "-" + std::to_string(i));
+      r.params["SLEEP_MS"] = Value::FromText("10");
+      v1::Attempt a = s->Execute(r, &gate);
+      if (a.ok()) ++ok;
+      if (starter) {
+        start_infos[1] = Info(a, "session.start_gate_wait_seconds");
+        granted_to[1] = Info(a, "start_device_granted_to");
+        EXPECT_EQ(granted_to[1], Info(a, "session.id"));
+        EXPECT_GE(std::stod(Info(a, "session.start_seconds")), 0.04);
+      }
+      if (starter && i == 2) break;
+    }
+  };
+  std::thread a(work, 0), b(work, 1);
+  a.join();
+  b.join();
+  EXPECT_EQ(ok.load(), 9);
+  EXPECT_FALSE(start_infos[1].empty()) << "the start's gate wait is reported";
+  EXPECT_FALSE(granted_to[1].empty());
+  std::ifstream f(log);
+  std::string pid, what;
+  long long ns;
+  std::vector<std::pair<long long, int>> events;
+  while (f >> pid >> what >> ns) events.emplace_back(ns, what == "start" ? 1 : -1);
+  ASSERT_EQ(events.size(), 24u);  // 9 timed sections + 3 start-time device sections, 2 lines each
+  std::sort(events.begin(), events.end());
+  int open = 0;
+  for (const auto& [t, d] : events) {
+    open += d;
+    EXPECT_LE(open, 1) << "device work before ready overlapped another slot's timing";
+  }
+  fs::remove(log);
+}
+
+// A start that asks for the device while the gate cannot be had (the slot is cancelled) fails
+// the attempt as cancelled, and the process is gone.
+TEST_F(SessionTest, ACancelledWaitForTheDeviceBeforeReadyEndsTheStart) {
+  auto launcher = Make(Section("env: {FAKE_START_DEVICE_MS: \"10\"}\n"));
+  TimingGate gate;
+  std::atomic<bool> cancel{false};
+  std::optional<TimingHold> other;
+  other.emplace(&gate, nullptr);  // another slot holds the device
+  ExecutionRequest r = Request("ok", "c-1");
+  r.cancel = &cancel;
+  auto s = launcher->Open(r);
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+    gate.WakeAll();
+  });
+  v1::Attempt a = s->Execute(r, &gate);
+  canceller.join();
+  EXPECT_FALSE(a.ok());
+  EXPECT_EQ(a.failure_class(), v1::FAILURE_CLASS_SIGNAL) << a.failure_detail();
+  EXPECT_NE(a.failure_detail().find("session start"), std::string::npos) << a.failure_detail();
+  EXPECT_FALSE(s->Reusable());
 }
 
 // A device request outside prepare is bad input: dropped, the execution and the session go on.

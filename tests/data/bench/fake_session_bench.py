@@ -18,6 +18,9 @@ waits for device_granted and then uses the device for N ms (logged like a timed 
 For the whole process (environment):
   FAKE_START=die         exit 2 before ready;   FAKE_START=silent: never say ready
   FAKE_IGNORE_EOF=1      ignore stdin closing (keep running until killed)
+  FAKE_START_DEVICE_MS=N before ready, ask for the device ({"fleetsweep":"device"}, no attempt
+                         id), wait for device_granted, use the device N ms (logged like a timed
+                         section), then say ready
   FAKE_TIMING_LOG=PATH   append "<pid> start|end <monotonic ns>" around each timed section
   FAKE_RUN_AFTER_PREPARE=1  offer run_after_prepare on the ready line: a prepare request with
                          "run": true runs right after prepared (a run line for it then crashes
@@ -92,6 +95,17 @@ def main():
     emit(type="info", key="session_pid", value=str(os.getpid()))
     if start == "silent":
         time.sleep(3600)
+    start_device_ms = os.environ.get("FAKE_START_DEVICE_MS")
+    if start_device_ms:
+        emit(fleetsweep="device")
+        granted = json.loads(sys.stdin.readline() or "{}")
+        if granted.get("fleetsweep") != "device_granted":
+            sys.stderr.write("fake: expected device_granted before ready, got %r\n" % granted)
+            return 4
+        log_timing("start")
+        time.sleep(float(start_device_ms) / 1000.0)
+        log_timing("end")
+        emit(type="info", key="start_device_granted_to", value=granted.get("attempt_id", ""))
     offer = os.environ.get("FAKE_RUN_AFTER_PREPARE") == "1"
     if offer:
         emit(fleetsweep="ready", run_after_prepare=True)

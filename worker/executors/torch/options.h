@@ -36,9 +36,9 @@ struct BenchOptions {
   ShapeMap gpu_shapes;            // --gpu-shapes (used when the device is cuda)
   std::string shapes_env;         // $FLEETSWEEP_SHAPES, overrides single keys on any device
   std::map<std::string, std::string> params;  // env FLEETSWEEP_PARAM_* then --param (wins)
-  // --prewarm: parameter sets a persistent session prepares once, untimed, in its first prepare
-  // (serve.h), so that a configuration's first execution in the session does not pay for its
-  // kernel's first launch of new shapes. Each set is a list of NAME=VALUE.
+  // --prewarm: parameter sets a persistent session prepares once, untimed, before it says ready
+  // (serve.h), so that no execution in the session pays for its kernel's first launch of new
+  // shapes or for building the inputs. Each set is a list of NAME=VALUE.
   std::vector<std::map<std::string, std::string>> prewarm;
   std::string exe_dir;  // directory of the bench binary
   PlatformSurface surface;

@@ -146,20 +146,34 @@ int ServeSession(ExecutionServer& server, const BenchOptions& options, std::FILE
     }
   };
 
-  // The session's first prepare also prepares each --prewarm set once (untimed, the device held
-  // like the prepare itself): their kernels' first launches of new shapes (cuBLAS chooses and
-  // loads per shape, 10-20 ms for a fused-MoE level on an H100, docs/gpu-results.md) are then
-  // paid once per session instead of by each configuration's first execution. What they print is
-  // dropped; a set that fails is named in the execution's `prewarm` info line and skipped.
-  bool prewarmed = options.prewarm.empty();
-  auto prewarm = [&](const BenchOptions& exec) {
-    prewarmed = true;
+  // Before ready, the session prepares each --prewarm set once (untimed; a server that uses the
+  // device first asks for it and waits for device_granted, the worker's timing gate held until
+  // ready), with the options' values for every other parameter. Their kernels' first launches of
+  // new shapes (cuBLAS chooses and loads per shape, 10-20 ms for a fused-MoE level on an H100,
+  // docs/gpu-results.md) and the inputs they build are then paid by the session's start, once,
+  // instead of by each configuration's first execution. What the sets print is dropped; the
+  // `prewarm` info line (before ready: every execution of the session carries it) says how long
+  // it took and names a set that failed.
+  std::string line;
+  bool too_long = false;
+  if (!options.prewarm.empty()) {
+    if (server.UsesDevice()) {
+      out.Json(ControlLine("device", ""));
+      if (!ReadLine(in, &line, &too_long)) return kExitOk;  // the worker closed the session
+      Request answer;
+      const std::string wrong = ParseRequest(line, too_long, &answer);
+      if (!wrong.empty() || answer.kind != "device_granted") {
+        out.Error("bad_request", "expected device_granted before ready, got: " +
+                                     (wrong.empty() ? line.substr(0, 200) : wrong));
+        return kExitInvalid;
+      }
+    }
     const auto start = std::chrono::steady_clock::now();
     std::vector<std::string> dropped;
     std::string failed;
     for (const auto& set : options.prewarm) {
       out.Capture(&dropped);
-      const int rc = guarded([&] { return server.Prepare(WithParams(exec, set)); });
+      const int rc = guarded([&] { return server.Prepare(WithParams(options, set)); });
       out.Capture(nullptr);
       server.Forget();
       dropped.clear();
@@ -172,13 +186,11 @@ int ServeSession(ExecutionServer& server, const BenchOptions& options, std::FILE
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     char b[96];
     std::snprintf(b, sizeof b, "%zu sets in %.1f ms", options.prewarm.size(), ms);
-    return std::string(b) + (failed.empty() ? "" : ", failed: " + failed);
-  };
+    out.Info("prewarm", std::string(b) + (failed.empty() ? "" : ", failed: " + failed));
+  }
 
   out.Json(ControlLine("ready", ""));
   std::string prepared_id;  // attempt id (JSON text) of the prepared execution, "" when none
-  std::string line;
-  bool too_long = false;
   while (ReadLine(in, &line, &too_long)) {
     if (!too_long && Blank(line)) continue;
     Request req;
@@ -209,9 +221,7 @@ int ServeSession(ExecutionServer& server, const BenchOptions& options, std::FILE
         }
       }
       const BenchOptions exec = WithParams(options, req.params);
-      const std::string prewarm_note = prewarmed ? "" : prewarm(exec);
       out.Capture(&held);
-      if (!prewarm_note.empty()) out.Info("prewarm", prewarm_note);
       const int rc = guarded([&] { return server.Prepare(exec); });
       out.Capture(nullptr);
       if (rc == kExitOk) {

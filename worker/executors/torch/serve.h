@@ -3,8 +3,12 @@
 // as request lines on stdin, and keeps what does not depend on the swept parameters (device,
 // shapes, inputs, reference outputs) from one execution to the next.
 //
-//   bench -> worker   info lines (torch version, kernel, device, dtype, platform, shapes), then
-//                     {"fleetsweep":"ready"}
+//   bench -> worker   info lines (torch version, kernel, device, dtype, platform, shapes)
+//   with --prewarm    {"fleetsweep":"device"} when the server UsesDevice(); worker -> bench
+//                     {"fleetsweep":"device_granted",...} (the worker holds the device's timing
+//                     gate until ready; anything else: a bad_request error line, exit 2); then
+//                     each set prepared once and an info line `prewarm`
+//   bench -> worker   {"fleetsweep":"ready"}
 //   worker -> bench   {"fleetsweep":"prepare","attempt_id":A,"params":{"BLOCK_SIZE_M":"64",...}}
 //   bench -> worker   {"fleetsweep":"device","attempt_id":A} when the server UsesDevice() (CUDA):
 //                     its whole prepare (inputs, reference, check launch) runs on the device, so

@@ -136,14 +136,16 @@ TEST(ServeDevice, AnUnaskedDeviceGrantIsABadRequestAndTheSessionGoesOn) {
   EXPECT_LT(IndexOf(s.lines, "without a device request"), s.lines.size());
 }
 
-// --prewarm: the session's first prepare prepares each set once (with the request's other
-// parameters, after the device was granted), drops what they print, and says so in the
-// execution's `prewarm` info line; later prepares do not prewarm again.
-TEST(ServePrewarm, TheFirstPrepareWarmsEachSetOnceAndKeepsOnlyItsOwnLines) {
+// --prewarm: before ready, the session asks for the device, then prepares each set once (with the
+// process's values for the other parameters), drops what they print and says so in one `prewarm`
+// info line before ready; no execution prewarms again.
+TEST(ServePrewarm, TheStartWarmsEachSetOnceHoldingTheDeviceBeforeReady) {
   FakeServer server(/*uses_device=*/true);
   BenchOptions options;
+  options.params = {{"C", "0"}};
   options.prewarm = {{{"B", "8"}}, {{"B", "16"}}};
   Served s = Serve(server,
+                   "{\"fleetsweep\":\"device_granted\",\"attempt_id\":\"session-1\"}\n"
                    "{\"fleetsweep\":\"prepare\",\"attempt_id\":\"a1\",\"params\":"
                    "{\"B\":\"32\",\"C\":\"1\"}}\n"
                    "{\"fleetsweep\":\"device_granted\",\"attempt_id\":\"a1\"}\n"
@@ -155,22 +157,39 @@ TEST(ServePrewarm, TheFirstPrepareWarmsEachSetOnceAndKeepsOnlyItsOwnLines) {
                    options);
   EXPECT_EQ(s.status, kExitOk);
   EXPECT_EQ(server.calls,
-            (std::vector<std::string>{"prepare B=8,C=1", "prepare B=16,C=1", "prepare B=32,C=1",
+            (std::vector<std::string>{"prepare B=8,C=0", "prepare B=16,C=0", "prepare B=32,C=1",
                                       "run", "prepare B=8,C=1", "run"}));
   // The warm sets' own lines are dropped; each execution keeps its own.
-  EXPECT_EQ(IndexOf(s.lines, R"("value":"B=16,C=1")"), s.lines.size());
-  const size_t device = IndexOf(s.lines, R"("fleetsweep":"device","attempt_id":"a1")");
+  EXPECT_EQ(IndexOf(s.lines, R"("value":"B=16,C=0")"), s.lines.size());
+  const size_t device = IndexOf(s.lines, R"({"fleetsweep":"device"})");
   const size_t note = IndexOf(s.lines, R"("key":"prewarm","value":"2 sets in )");
-  const size_t own = IndexOf(s.lines, R"("value":"B=32,C=1")");
-  const size_t end = IndexOf(s.lines, R"("fleetsweep":"end","attempt_id":"a1")");
-  ASSERT_LT(note, s.lines.size());
+  const size_t ready = IndexOf(s.lines, R"("fleetsweep":"ready")");
+  const size_t first = IndexOf(s.lines, R"("fleetsweep":"device","attempt_id":"a1")");
+  ASSERT_LT(ready, s.lines.size());
   EXPECT_LT(device, note);
-  EXPECT_LT(note, own);
-  EXPECT_LT(own, end);
-  // Only one execution says it prewarmed.
+  EXPECT_LT(note, ready);
+  EXPECT_LT(ready, first);
   size_t notes = 0;
   for (const auto& l : s.lines) notes += l.find(R"("key":"prewarm")") != std::string::npos;
   EXPECT_EQ(notes, 1u);
+}
+
+// Before ready, anything but device_granted ends the session before any prepare; an end of
+// stdin while it waits ends it quietly.
+TEST(ServePrewarm, AWrongAnswerBeforeReadyEndsTheSessionWithoutPreparing) {
+  BenchOptions options;
+  options.prewarm = {{{"B", "8"}}};
+  FakeServer server(/*uses_device=*/true);
+  Served s = Serve(server, "{\"fleetsweep\":\"prepare\",\"attempt_id\":\"a1\"}\n", options);
+  EXPECT_EQ(s.status, kExitInvalid);
+  EXPECT_TRUE(server.calls.empty());
+  EXPECT_LT(IndexOf(s.lines, "expected device_granted before ready"), s.lines.size());
+  EXPECT_EQ(IndexOf(s.lines, R"("fleetsweep":"ready")"), s.lines.size());
+  FakeServer quiet(/*uses_device=*/true);
+  Served q = Serve(quiet, "", options);
+  EXPECT_EQ(q.status, kExitOk);
+  EXPECT_TRUE(quiet.calls.empty());
+  EXPECT_EQ(IndexOf(q.lines, R"("fleetsweep":"ready")"), q.lines.size());
 }
 
 TEST(ServePrewarm, AFailingSetIsNamedAndTheExecutionStillRuns) {
@@ -185,7 +204,8 @@ TEST(ServePrewarm, AFailingSetIsNamedAndTheExecutionStillRuns) {
   EXPECT_EQ(s.status, kExitOk);
   EXPECT_EQ(server.calls,
             (std::vector<std::string>{"prepare B=bad", "prepare B=16", "prepare B=32", "run"}));
-  EXPECT_LT(IndexOf(s.lines, "failed: B=bad (exit "), s.lines.size());
+  EXPECT_LT(IndexOf(s.lines, "failed: B=bad (exit "), IndexOf(s.lines, R"("fleetsweep":"ready")"));
+  EXPECT_EQ(IndexOf(s.lines, R"("fleetsweep":"device")"), s.lines.size());  // no device: no ask
   EXPECT_LT(IndexOf(s.lines, R"("fleetsweep":"end","attempt_id":"a1"})"), s.lines.size());
   EXPECT_EQ(IndexOf(s.lines, R"("type":"error")"), s.lines.size());  // dropped with the warm set
 }

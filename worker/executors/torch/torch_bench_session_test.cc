@@ -198,9 +198,10 @@ TEST(TorchBenchSession, OneProcessServesManyExecutionsWithTheirOwnFingerprints) 
   }
 }
 
-// --prewarm: the first execution says it prepared the listed values first (a bad one named, not
-// fatal), and every execution keeps its own lines and the fingerprint it has without prewarm.
-TEST(TorchBenchSession, PrewarmRunsInTheFirstPrepareAndChangesNoExecution) {
+// --prewarm: the session prepares the listed values before ready (a bad one named, not fatal; on
+// the CPU it asks for no device), and every execution keeps its own lines and the fingerprint it
+// has without prewarm.
+TEST(TorchBenchSession, PrewarmRunsBeforeReadyAndChangesNoExecution) {
   SessionRun r = RunSession(std::string(kMoe) +
                                 " --prewarm BLOCK_SIZE_M=8 --prewarm BLOCK_SIZE_M=16 "
                                 "--prewarm BLOCK_SIZE_M=0",
@@ -210,11 +211,13 @@ TEST(TorchBenchSession, PrewarmRunsInTheFirstPrepareAndChangesNoExecution) {
   ASSERT_EQ(r.answers.size(), 4u) << r.raw;
   const std::string f16 = ExpectExecuted(r, 0, "a1");
   const std::string f8 = ExpectExecuted(r, 2, "a2");
-  const std::string note = InfoOf(r.answers[1].lines, "prewarm");
+  EXPECT_TRUE(r.ready);
+  const std::string note = InfoOf(r.before_ready, "prewarm");
   EXPECT_TRUE(std::regex_search(note, std::regex("^3 sets in [0-9.]+ ms, failed: BLOCK_SIZE_M=0 "
                                                  "\\(exit 2\\)$")))
       << note;
-  EXPECT_EQ(InfoOf(r.answers[3].lines, "prewarm"), "<none>");  // once per session
+  EXPECT_EQ(InfoOf(r.answers[1].lines, "prewarm"), "<none>");  // the start's, not an execution's
+  EXPECT_EQ(r.raw.find(R"({"fleetsweep":"device"})"), std::string::npos) << "no device on a CPU";
   // The warm-up's own lines are dropped: one check, one fingerprint, its own parameters.
   int checks = 0;
   for (const auto& l : r.answers[1].lines) checks += l.value("type", "") == "check";
