@@ -48,6 +48,17 @@ ExecutionLog::Ids ExecutionLog::AddWith(const v1::Attempt& a, const std::vector<
     if (id != a.info().end() && !id->second.empty()) {
       e.session = sessions_.Intern(std::to_string(e.node) + '\x1f' + id->second);
     }
+    auto start = a.info().find("session.start_seconds");
+    if (start != a.info().end()) {
+      const double seconds = std::atof(start->second.c_str());
+      if (std::isfinite(seconds) && seconds >= 0) {
+        ++totals_.session_starts;
+        totals_.session_start_seconds += seconds;
+      }
+    }
+  }
+  if (std::isfinite(a.duration_seconds()) && a.duration_seconds() >= 0) {
+    totals_.attempt_seconds += a.duration_seconds();
   }
   e.reference = a.reference();
   executions_.push_back(e);

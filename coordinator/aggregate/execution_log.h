@@ -10,6 +10,8 @@
 // An ok reference attempt with samples of the metric also keeps those samples, its start time and
 // attempt id (the reference-only node effects and their drift test read them; references are a
 // small share of a sweep). Failed attempts are not logged: both audits read ok attempts only.
+// Beside them, totals over the ok attempts: their durations, and the persistent sessions they
+// opened (`session.start_seconds` info: process start to ready; warm_state.h reports them).
 //
 // Equality: EstimateNodeEffects and AuditWarmState over the log of attempts a_1..a_n equal
 // their results over {a_1..a_n} (the v1::Attempt overloads build a log and call the log ones).
@@ -70,6 +72,12 @@ class ExecutionLog {
   // The index of `key`; -1 when it was never interned.
   int32_t FindKey(const std::string& key) const;
 
+  struct Totals {
+    int64_t session_starts = 0;        // ok attempts that opened a persistent session
+    double session_start_seconds = 0;  // their `session.start_seconds`, summed
+    double attempt_seconds = 0;        // every ok attempt's duration, summed
+  };
+  const Totals& totals() const { return totals_; }
   const std::string& metric() const { return metric_; }
   const std::vector<LoggedExecution>& executions() const { return executions_; }
   const std::vector<LoggedReference>& references() const { return references_; }
@@ -90,6 +98,7 @@ class ExecutionLog {
   std::vector<LoggedReference> references_;
   Interned keys_, nodes_, sessions_;  // sessions_: "<node index>\x1f<session.id>"
   std::vector<double> scratch_;       // AddWith's median buffer (no allocation per attempt)
+  Totals totals_;
 };
 
 }  // namespace fleetsweep

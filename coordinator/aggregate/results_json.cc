@@ -126,6 +126,9 @@ nlohmann::json WarmStateJson(const SweepResult& r) {
           {"first_vs_later", WarmTestJson(w.first_vs_later)},
           {"drift", WarmTestJson(w.drift)},
           {"between_sessions", WarmTestJson(w.between_sessions)},
+          {"session_starts", w.session_starts},
+          {"session_start_seconds", Num(w.session_start_seconds)},
+          {"attempt_seconds", Num(w.attempt_seconds)},
           {"note", w.note}};
 }
 

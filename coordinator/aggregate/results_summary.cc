@@ -171,6 +171,16 @@ std::string SummaryTable(const SweepResult& r, int rows) {
                   w.between_sessions.blocks);
     o << line;
   }
+  if (r.warm_state.session_starts > 0 && r.warm_state.attempt_seconds > 0) {
+    const WarmStateAudit& w = r.warm_state;
+    std::snprintf(
+        line, sizeof line,
+        "session starts: %lld took %.2f s, %.1f%% of the ok attempts' %.2f s (each in the "
+        "attempt that opened its session, not in its execution)\n",
+        static_cast<long long>(w.session_starts), w.session_start_seconds,
+        100 * w.session_start_seconds / w.attempt_seconds, w.attempt_seconds);
+    o << line;
+  }
   for (const auto& c : r.contradictions) o << "CONTRADICTION: " << c.text << "\n";
   if (r.winner >= 0) {
     o << "winner: " << ParamsText(r.configs[r.winner]) << " (beats every other configuration";

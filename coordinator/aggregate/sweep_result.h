@@ -178,6 +178,12 @@ struct WarmStateAudit {
   // executions; change = median over blocks of (highest / lowest session mean) - 1.
   WarmStateTest between_sessions;
   std::string note;
+  // What the sessions' starts cost (process start to ready, prewarm included; the attempts'
+  // `session.start_seconds`): a start is in the duration of the attempt that opened the session,
+  // not in its execution (docs/executors.md "Sessions").
+  int64_t session_starts = 0;
+  double session_start_seconds = 0;
+  double attempt_seconds = 0;  // all ok attempts' durations, the starts included
 };
 
 struct SweepResult {

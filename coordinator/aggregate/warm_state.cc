@@ -224,6 +224,9 @@ WarmStateTest BetweenSessions(const Blocks& blocks, int32_t sessions,
 
 WarmStateAudit AuditWarmState(const ExecutionLog& log, const WarmStateOptions& options) {
   WarmStateAudit w;
+  w.session_starts = log.totals().session_starts;
+  w.session_start_seconds = log.totals().session_start_seconds;
+  w.attempt_seconds = log.totals().attempt_seconds;
   const auto blocks = Collect(log);
   std::vector<int> later;
   for (const auto& [key, execs] : blocks) {

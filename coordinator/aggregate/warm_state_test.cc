@@ -124,6 +124,36 @@ TEST(WarmStateTest, FindsAPlantedDrift) {
   EXPECT_GE(found, 80);
 }
 
+// The sessions' starts are summed from the attempts that opened them (session.start_seconds),
+// beside every ok attempt's duration; a failed attempt, a malformed or negative value counts
+// nothing.
+TEST(WarmStateTest, SessionStartsAreSummedFromTheAttemptsThatOpenedThem) {
+  std::vector<v1::Attempt> attempts = Simulate(Truth{}, 7);
+  double durations = 0;
+  int starts = 0;
+  for (auto& a : attempts) {
+    a.set_duration_seconds(0.25);
+    durations += 0.25;
+    if (a.info().at("session.position") == "1") {
+      (*a.mutable_info())["session.start_seconds"] = "0.5";
+      ++starts;
+    }
+  }
+  v1::Attempt failed = attempts.front();
+  failed.set_ok(false);
+  v1::Attempt bad = attempts.front();
+  (*bad.mutable_info())["session.start_seconds"] = "-3";
+  bad.set_duration_seconds(0.25);
+  attempts.push_back(failed);
+  attempts.push_back(bad);
+  durations += 0.25;
+  WarmStateAudit w = AuditWarmState(attempts, "t", Fast());
+  ASSERT_GT(starts, 1);
+  EXPECT_EQ(w.session_starts, starts);
+  EXPECT_DOUBLE_EQ(w.session_start_seconds, 0.5 * starts);
+  EXPECT_DOUBLE_EQ(w.attempt_seconds, durations);
+}
+
 TEST(WarmStateTest, OneShotAndSingleSessionAreNotCalledClean) {
   Truth one_shot;
   one_shot.recycle = 1;  // every execution is position 1

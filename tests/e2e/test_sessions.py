@@ -6,7 +6,9 @@ execution by sleeping while it appends start/end stamps to a log. Checks: the sw
 with every configuration done; the benchmark's own log shows that no two timed sections
 overlapped (the device's timing gate), although both slots prepared and ran; the executions were
 served by warm processes (far fewer processes than executions, positions > 1 in the attempts);
-every execution is in the log exactly once per attempt.
+every execution is in the log exactly once per attempt. Each session also uses the device before
+it says ready (FAKE_START_DEVICE_MS: logged like a timed section): that never overlaps either, and
+results.json counts the two starts (warm_state.session_starts) and their seconds.
 """
 import json
 import os
@@ -29,7 +31,7 @@ executor:
   type: exec
   command: [python3, "%s"]
   timeout: 30
-  env: {FAKE_TIMING_LOG: "%s"}
+  env: {FAKE_TIMING_LOG: "%s", FAKE_START_DEVICE_MS: "30"}
   session: {mode: persistent}
 parameters:
   VALUE: [1, 2, 3, 4, 5, 6]
@@ -52,6 +54,10 @@ metrics:
     h.check(len(res["configurations"]) == CONFIGS, "configurations: %d" % len(res["configurations"]))
     for c in res["configurations"]:
         h.check(c["status"] == "done", "configuration %s: %s" % (c["params"], c["status"]))
+    warm = res["warm_state"]
+    h.check(warm["session_starts"] == 2, "session starts: %s" % warm)
+    h.check(0.06 <= warm["session_start_seconds"] <= warm["attempt_seconds"],
+            "session start seconds: %s" % warm)
 
     events, pids = [], set()
     with open(timing_log) as f:
@@ -60,7 +66,7 @@ metrics:
             pids.add(pid)
             events.append((int(ns), 1 if what == "start" else -1))
     starts = sum(1 for _, d in events if d == 1)
-    h.check(starts >= CONFIGS * REPS, "only %d timed sections for %d executions"
+    h.check(starts >= CONFIGS * REPS + 2, "only %d device sections for %d executions and 2 starts"
             % (starts, CONFIGS * REPS))
     events.sort()
     open_now, worst = 0, 0

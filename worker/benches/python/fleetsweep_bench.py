@@ -36,6 +36,11 @@ The same file serves both modes (docs/executors.md, "Sessions"):
   defensible winner (docs/gpu-results.md), so a GPU benchmark should leave it off unless its
   prepare ends with the device idle.
 
+Device work in setup: in a persistent session, ``fsb.take_device()`` in ``setup`` takes the
+device for the session's start (until ready): build inputs and warm kernels there, and no
+execution pays for them; the worker reports the start's cost as ``session.start_seconds`` on the
+attempt that opened the session.
+
 Device work in prepare: several slots on one GPU prepare in parallel while one of them times.
 Compiling is harmless to the one that times; launching kernels is not. Call ``fsb.take_device()``
 in ``prepare`` before the first device work (building inputs, a correctness launch, a graph
@@ -58,7 +63,7 @@ import traceback
 __all__ = ["BenchError", "Emitter", "Params", "parse_value", "serve", "take_device"]
 
 # The persistent session's state that take_device() needs (set by _serve_persistent).
-_session = {"out": None, "stdin": None, "attempt": None, "has_device": False}
+_session = {"out": None, "stdin": None, "attempt": None, "has_device": False, "starting": False}
 
 
 class BenchError(Exception):
@@ -184,19 +189,23 @@ def _params_from_environment(argv):
 
 def take_device():
     """Blocks until this execution has the device alone (the worker's timing gate); kept until the
-    execution ends. Call it in prepare, after compiling and before launching anything. A no-op in
-    one-shot mode, outside prepare, and when the device is already held."""
+    execution ends. Call it in prepare, after compiling and before launching anything. In a
+    persistent session's setup (before ready: building inputs, warming kernels) it takes the
+    device for the start, kept until ready. A no-op in one-shot mode, outside setup and prepare,
+    and when the device is already held."""
     out, stdin, attempt = _session["out"], _session["stdin"], _session["attempt"]
-    if out is None or attempt is None or _session["has_device"]:
+    starting = _session["starting"]
+    if out is None or (attempt is None and not starting) or _session["has_device"]:
         return
     out.control("device", attempt)
     line = stdin.readline()
     if not line:
         os._exit(0)  # the worker closed the session while we waited
     answer = json.loads(line)
-    if answer.get("fleetsweep") != "device_granted" or answer.get("attempt_id") != attempt:
+    if answer.get("fleetsweep") != "device_granted" or (
+            not starting and answer.get("attempt_id") != attempt):
         sys.stderr.write("fleetsweep_bench: expected device_granted for %s, got %r\n"
-                         % (attempt, answer))
+                         % (attempt or "the session's start", answer))
         sys.stderr.flush()
         os._exit(1)
     _session["has_device"] = True
@@ -215,7 +224,9 @@ def _serve_one_shot(run, prepare, setup, out, argv):
 
 def _serve_persistent(run, prepare, setup, out, stdin):
     session = Params(json.loads(os.environ.get("FLEETSWEEP_PARAMS") or "{}"))
+    _session.update(out=out, stdin=stdin, starting=True)
     ok, ctx = _guarded(out, setup, session) if setup else (True, None)
+    _session.update(starting=False, has_device=False)
     if not ok:
         return 1
     if os.environ.get("FSB_RUN_AFTER_PREPARE") == "1":

@@ -23,7 +23,14 @@ def prepare(ctx, params):
     return params["X"] * 2
 def run(ctx, prepared, params, out):
     out.sample("time_ms", float(prepared))
-fsb.serve(run, prepare=prepare)
+def setup(session):
+    import os
+    if os.environ.get("START_DEVICE"):
+        fsb.take_device()
+        fsb.take_device()  # asked once
+        print("warmed with the device")  # the helper sends prints to stderr
+    return None
+fsb.serve(run, prepare=prepare, setup=setup)
 ''' % HERE
 
 
@@ -88,6 +95,29 @@ class PersistentTest(unittest.TestCase):
         s.send(fleetsweep="device_granted", attempt_id="a2")
         s.expect({"fleetsweep": "prepared", "attempt_id": "a2"})
         self.assertEqual(s.close(), 0)
+
+    def test_setup_can_take_the_device_before_ready(self):
+        p = start(True, {"START_DEVICE": "1"})
+        s = Session.__new__(Session)
+        s.p = p
+        s.expect({"fleetsweep": "device"})  # no attempt id: the session's start
+        s.send(fleetsweep="device_granted", attempt_id="session-7")
+        s.expect({"fleetsweep": "ready"})
+        # The start's device is not an execution's: the first prepare asks again.
+        s.send(fleetsweep="prepare", attempt_id="a1", params={"X": "2", "DEVICE": "1"})
+        s.expect({"fleetsweep": "device", "attempt_id": "a1"})
+        s.send(fleetsweep="device_granted", attempt_id="a1")
+        s.expect({"fleetsweep": "prepared", "attempt_id": "a1"})
+        self.assertEqual(s.close(), 0)
+
+    def test_a_wrong_answer_before_ready_ends_the_process(self):
+        p = start(True, {"START_DEVICE": "1"})
+        s = Session.__new__(Session)
+        s.p = p
+        s.expect({"fleetsweep": "device"})
+        s.send(fleetsweep="prepare", attempt_id="a1", params={"X": "2"})
+        self.assertEqual(p.wait(timeout=30), 1)
+        self.assertEqual(p.stdout.read(), "")  # never said ready
 
     def test_a_prepare_that_says_run_runs_at_once(self):
         s = Session(offer=True)
