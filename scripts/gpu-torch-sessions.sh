@@ -56,7 +56,7 @@ for run in noprewarm-1 prewarm-1 prewarm-2; do
   timeout 200 "$BUILD/bin/fleetsweep" run "$spec" --workers 1 --slots "$slots" \
     --devices 0 --out "$OUT/run-bf16-$run" > "$OUT/run-bf16-$run.txt" 2>&1
   echo "  $run: slots=$slots rc=$? $((SECONDS - t0)) s wall"
-  grep -E "^winner|^warm state" "$OUT/run-bf16-$run.txt"
+  grep -E "^winner|^warm state|^session starts" "$OUT/run-bf16-$run.txt"
   "$BUILD/bin/fleetsweep-store-dump" "file://$OUT/run-bf16-$run/store" torch-moe \
     > "$OUT/run-bf16-$run.jsonl"
   python3 bench/device_time_table.py "$OUT/run-bf16-$run.jsonl" | tee "$OUT/run-bf16-$run.md"
