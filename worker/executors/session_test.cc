@@ -66,6 +66,29 @@ bool GoneWithin(pid_t pid, double seconds) {
   return !Alive(pid);
 }
 
+// Reads a FAKE_TIMING_LOG ("<pid> start|end <ns>" lines): how many lines it holds, and the most
+// sections open at once.
+struct LoggedSections {
+  size_t lines = 0;
+  int most_open = 0;
+};
+LoggedSections ReadTimingLog(const fs::path& log) {
+  std::ifstream f(log);
+  std::string pid, what;
+  long long ns;
+  std::vector<std::pair<long long, int>> events;
+  while (f >> pid >> what >> ns) events.emplace_back(ns, what == "start" ? 1 : -1);
+  std::sort(events.begin(), events.end());
+  LoggedSections r;
+  r.lines = events.size();
+  int open = 0;
+  for (const auto& [t, d] : events) {
+    open += d;
+    r.most_open = std::max(r.most_open, open);
+  }
+  return r;
+}
+
 class SessionTest : public ::testing::Test {
  protected:
   std::unique_ptr<Launcher> Make(const std::string& section,
@@ -298,18 +321,9 @@ TEST_F(SessionTest, OneDeviceNeverTimesTwoExecutionsAtOnce) {
   std::thread a(work, 0), b(work, 1);
   a.join();
   b.join();
-  std::ifstream f(log);
-  std::string pid, what;
-  long long ns;
-  std::vector<std::pair<long long, int>> events;
-  while (f >> pid >> what >> ns) events.emplace_back(ns, what == "start" ? 1 : -1);
-  ASSERT_EQ(events.size(), 24u);
-  std::sort(events.begin(), events.end());
-  int open = 0;
-  for (const auto& [t, d] : events) {
-    open += d;
-    EXPECT_LE(open, 1) << "two timed sections overlapped";
-  }
+  const LoggedSections sections = ReadTimingLog(log);
+  ASSERT_EQ(sections.lines, 24u);
+  EXPECT_EQ(sections.most_open, 1) << "two timed sections overlapped";
   fs::remove(log);
 }
 
@@ -363,18 +377,9 @@ TEST_F(SessionTest, DeviceWorkInPrepareNeverOverlapsAnotherSlotsTiming) {
   a.join();
   b.join();
   EXPECT_EQ(ok.load(), 10);
-  std::ifstream f(log);
-  std::string pid, what;
-  long long ns;
-  std::vector<std::pair<long long, int>> events;
-  while (f >> pid >> what >> ns) events.emplace_back(ns, what == "start" ? 1 : -1);
-  ASSERT_EQ(events.size(), 40u);  // 10 executions x (device section + timed section) x 2
-  std::sort(events.begin(), events.end());
-  int open = 0;
-  for (const auto& [t, d] : events) {
-    open += d;
-    EXPECT_LE(open, 1) << "a device section overlapped another slot's";
-  }
+  const LoggedSections sections = ReadTimingLog(log);
+  ASSERT_EQ(sections.lines, 40u);  // 10 executions x (device section + timed section) x 2
+  EXPECT_EQ(sections.most_open, 1) << "a device section overlapped another slot's";
   fs::remove(log);
 }
 
@@ -414,18 +419,9 @@ TEST_F(SessionTest, DeviceWorkBeforeReadyHoldsTheGateUntilReady) {
   EXPECT_EQ(ok.load(), 9);
   EXPECT_FALSE(start_infos[1].empty()) << "the start's gate wait is reported";
   EXPECT_FALSE(granted_to[1].empty());
-  std::ifstream f(log);
-  std::string pid, what;
-  long long ns;
-  std::vector<std::pair<long long, int>> events;
-  while (f >> pid >> what >> ns) events.emplace_back(ns, what == "start" ? 1 : -1);
-  ASSERT_EQ(events.size(), 24u);  // 9 timed sections + 3 start-time device sections, 2 lines each
-  std::sort(events.begin(), events.end());
-  int open = 0;
-  for (const auto& [t, d] : events) {
-    open += d;
-    EXPECT_LE(open, 1) << "device work before ready overlapped another slot's timing";
-  }
+  const LoggedSections sections = ReadTimingLog(log);
+  ASSERT_EQ(sections.lines, 24u);  // 9 timed sections + 3 start-time device sections, 2 lines each
+  EXPECT_EQ(sections.most_open, 1) << "device work before ready overlapped another slot's timing";
   fs::remove(log);
 }
 

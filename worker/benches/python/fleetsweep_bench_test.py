@@ -46,10 +46,15 @@ def start(persistent, extra_env=None):
 
 
 class Session:
-    def __init__(self, offer=False):
-        self.p = start(True, {"FSB_RUN_AFTER_PREPARE": "1"} if offer else None)
-        self.expect({"fleetsweep": "ready", "run_after_prepare": True} if offer
-                    else {"fleetsweep": "ready"})
+    def __init__(self, offer=False, start_device=False):
+        """start_device: setup takes the device; the caller answers before ready (no expect)."""
+        env = {"FSB_RUN_AFTER_PREPARE": "1"} if offer else {}
+        if start_device:
+            env["START_DEVICE"] = "1"
+        self.p = start(True, env)
+        if not start_device:
+            self.expect({"fleetsweep": "ready", "run_after_prepare": True} if offer
+                        else {"fleetsweep": "ready"})
 
     def send(self, **req):
         self.p.stdin.write(json.dumps(req) + "\n")
@@ -74,6 +79,13 @@ class Session:
         self.expect({"type": "sample", "metric": "time_ms", "value": 2.0 * x})
         self.expect({"fleetsweep": "end", "attempt_id": attempt})
 
+    def prepared_with_device(self, attempt, x):
+        """A prepare that takes the device: device asked for by `attempt`, granted, prepared."""
+        self.send(fleetsweep="prepare", attempt_id=attempt, params={"X": str(x), "DEVICE": "1"})
+        self.expect({"fleetsweep": "device", "attempt_id": attempt})
+        self.send(fleetsweep="device_granted", attempt_id=attempt)
+        self.expect({"fleetsweep": "prepared", "attempt_id": attempt})
+
     def close(self):
         self.p.stdin.close()
         return self.p.wait(timeout=30)
@@ -82,42 +94,29 @@ class Session:
 class PersistentTest(unittest.TestCase):
     def test_device_is_asked_for_once_and_granted_before_prepared(self):
         s = Session()
-        s.send(fleetsweep="prepare", attempt_id="a1", params={"X": "4", "DEVICE": "1"})
-        s.expect({"fleetsweep": "device", "attempt_id": "a1"})
-        s.send(fleetsweep="device_granted", attempt_id="a1")
-        s.expect({"fleetsweep": "prepared", "attempt_id": "a1"})
+        s.prepared_with_device("a1", 4)
         s.send(fleetsweep="run", attempt_id="a1")
         s.expect({"type": "sample", "metric": "time_ms", "value": 8.0})
         s.expect({"fleetsweep": "end", "attempt_id": "a1"})
         # The next execution asks again (the gate is held per execution).
-        s.send(fleetsweep="prepare", attempt_id="a2", params={"X": "1", "DEVICE": "1"})
-        s.expect({"fleetsweep": "device", "attempt_id": "a2"})
-        s.send(fleetsweep="device_granted", attempt_id="a2")
-        s.expect({"fleetsweep": "prepared", "attempt_id": "a2"})
+        s.prepared_with_device("a2", 1)
         self.assertEqual(s.close(), 0)
 
     def test_setup_can_take_the_device_before_ready(self):
-        p = start(True, {"START_DEVICE": "1"})
-        s = Session.__new__(Session)
-        s.p = p
+        s = Session(start_device=True)
         s.expect({"fleetsweep": "device"})  # no attempt id: the session's start
         s.send(fleetsweep="device_granted", attempt_id="session-7")
         s.expect({"fleetsweep": "ready"})
         # The start's device is not an execution's: the first prepare asks again.
-        s.send(fleetsweep="prepare", attempt_id="a1", params={"X": "2", "DEVICE": "1"})
-        s.expect({"fleetsweep": "device", "attempt_id": "a1"})
-        s.send(fleetsweep="device_granted", attempt_id="a1")
-        s.expect({"fleetsweep": "prepared", "attempt_id": "a1"})
+        s.prepared_with_device("a1", 2)
         self.assertEqual(s.close(), 0)
 
     def test_a_wrong_answer_before_ready_ends_the_process(self):
-        p = start(True, {"START_DEVICE": "1"})
-        s = Session.__new__(Session)
-        s.p = p
+        s = Session(start_device=True)
         s.expect({"fleetsweep": "device"})
         s.send(fleetsweep="prepare", attempt_id="a1", params={"X": "2"})
-        self.assertEqual(p.wait(timeout=30), 1)
-        self.assertEqual(p.stdout.read(), "")  # never said ready
+        self.assertEqual(s.p.wait(timeout=30), 1)
+        self.assertEqual(s.p.stdout.read(), "")  # never said ready
 
     def test_a_prepare_that_says_run_runs_at_once(self):
         s = Session(offer=True)
