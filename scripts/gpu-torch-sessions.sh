@@ -3,7 +3,8 @@
 # docs/gpu-results.md "Torch bench sessions"). From the project root on the GPU node, .devdeps/
 # carried (/work/shared/device/README.md):
 #
-#   OUT=$OUT bash scripts/gpu-torch-sessions.sh
+#   OUT=$OUT bash scripts/gpu-torch-sessions.sh      (QUICK=1: without the one-shot comparison
+#                                                     and the float32 example run)
 #
 # 1. builds fleetsweep, fleetsweep-worker and fleetsweep-torch-bench against the node's torch
 #    (BUILD, default /tmp/build-gpu: outside the carried tree);
@@ -29,7 +30,7 @@ source scripts/gpu-build.sh
 gpu_build ON fleetsweep fleetsweep-worker fleetsweep-torch-bench fleetsweep-store-dump
 
 step "persistent session vs one process per execution (bench/torch_session_bench.py)"
-timeout 240 python3 bench/torch_session_bench.py --bench "$BUILD/bin/fleetsweep-torch-bench" \
+[ "${QUICK:-0}" = 1 ] || timeout 240 python3 bench/torch_session_bench.py --bench "$BUILD/bin/fleetsweep-torch-bench" \
   --device cuda --dtype bfloat16 --executions "${EXECUTIONS:-3}" --levels 16,32,64,128 --warmup 0 --detail \
   | tee "$OUT/torch_session_bench.md"
 timeout 240 python3 bench/torch_session_bench.py --bench "$BUILD/bin/fleetsweep-torch-bench" \
@@ -38,10 +39,10 @@ timeout 240 python3 bench/torch_session_bench.py --bench "$BUILD/bin/fleetsweep-
 
 step "fleetsweep run examples/torch-moe.yaml (persistent sessions, 1 worker)"
 t0=$SECONDS
-timeout 200 "$BUILD/bin/fleetsweep" run examples/torch-moe.yaml --workers 1 --devices 0 \
+[ "${QUICK:-0}" = 1 ] || timeout 200 "$BUILD/bin/fleetsweep" run examples/torch-moe.yaml --workers 1 --devices 0 \
   --out "$OUT/run-moe" > "$OUT/run-moe.txt" 2>&1
 echo "  rc=$? $((SECONDS - t0)) s wall"
-tail -15 "$OUT/run-moe.txt"
+tail -15 "$OUT/run-moe.txt" 2>/dev/null
 rm -rf "$OUT/run-moe/store"
 
 step "bf16 sweep: 1 slot without and with prewarm, 2 slots with (bench/device_time_table.py)"
