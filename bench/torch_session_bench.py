@@ -160,7 +160,7 @@ def main():
     ap.add_argument("--bench-arg", action="append", default=[],
                     help="one more argument for the bench (repeatable)")
     ap.add_argument("--prewarm", action="store_true",
-                    help="the persistent session prewarms every level in its first prepare")
+                    help="the persistent session prewarms every level before it says ready")
     a = ap.parse_args()
     levels = a.levels.split(",")
     if a.prewarm:

@@ -18,7 +18,7 @@
 //   env: {OMP_NUM_THREADS: "1"}      # extra environment for the bench
 //   session: {...}           # copied as is into the exec section (docs/executors.md)
 //   prewarm: {BLOCK_SIZE_M: [16, 32]}  # persistent sessions: each value prepared once, untimed,
-//                            # in the session's first prepare (--prewarm NAME=V each)
+//                            # before the session says ready (--prewarm NAME=V each)
 //   prewarm: [BLOCK_SIZE_M]  # the same for every level of each named swept parameter (needs
 //                            # `levels`: the spec's swept parameters and their levels)
 //

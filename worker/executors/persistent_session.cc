@@ -1,6 +1,7 @@
 #include "worker/executors/persistent_session.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <optional>
@@ -74,6 +75,21 @@ std::string ExitText(const ChildResult& r) {
   if (r.exited) return "exit status " + std::to_string(r.exit_code);
   if (r.term_signal) return "signal " + std::to_string(r.term_signal);
   return "unknown status";
+}
+
+// The device's timing gate for one phase (a start's device work, or an execution): taken once
+// into *hold, waiting if another slot holds it; the wait is added to *waited and moves *deadline
+// (waiting is neither starting nor preparing). False when the wait was cancelled.
+bool TakeGate(TimingGate* gate, const std::atomic<bool>* cancel, std::optional<TimingHold>* hold,
+              double* waited, Clock::time_point* deadline) {
+  if (!*hold) {
+    const Clock::time_point g0 = Clock::now();
+    hold->emplace(gate, cancel);
+    const double w = Since(g0);
+    *waited += w;
+    *deadline += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(w));
+  }
+  return (*hold)->held();
 }
 
 std::string RequestLine(const char* kind, const std::string& attempt_id, const Config* params,
@@ -174,17 +190,9 @@ bool PersistentSession::Start(const ExecutionRequest& req, TimingGate* gate, v1:
     w = child_->Pump(&out, &err, &stop, deadline, req.cancel_fd);
     if (w != LiveChild::Wake::kStop || ready) break;
     device_asked = stop = false;
-    if (!hold) {
-      const Clock::time_point g0 = Clock::now();
-      hold.emplace(gate, req.cancel);
-      const double waited = Since(g0);
-      gate_wait += waited;
-      deadline +=
-          std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(waited));
-      if (!hold->held()) {
-        w = LiveChild::Wake::kCancelled;
-        break;
-      }
+    if (!TakeGate(gate, req.cancel, &hold, &gate_wait, &deadline)) {
+      w = LiveChild::Wake::kCancelled;
+      break;
     }
     if (!child_->WriteLine(RequestLine("device_granted", id_, nullptr), deadline)) {
       w = LiveChild::Wake::kExited;
@@ -276,17 +284,7 @@ v1::Attempt PersistentSession::Execute(const ExecutionRequest& req, TimingGate* 
   // The device gate: taken when prepare asks for the device, else before run; held to the end.
   std::optional<TimingHold> hold;
   double gate_wait = 0, timed = 0;
-  auto take_gate = [&]() {
-    if (!hold) {
-      Clock::time_point g0 = Clock::now();
-      hold.emplace(gate, req.cancel);
-      const double waited = Since(g0);
-      gate_wait += waited;
-      deadline += std::chrono::duration_cast<Clock::duration>(  // waiting is not preparing
-          std::chrono::duration<double>(waited));
-    }
-    return hold->held();
-  };
+  auto take_gate = [&]() { return TakeGate(gate, req.cancel, &hold, &gate_wait, &deadline); };
   // Prepare then run in one request when the benchmark can and no other slot shares the device:
   // the gate (free) is taken first and held through prepare, and a round trip is saved.
   const bool then_run = run_after_prepare_ && (gate == nullptr || gate->sharers() <= 1);

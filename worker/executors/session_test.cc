@@ -1,6 +1,7 @@
 // Sessions against real processes: tests/data/bench/fake_session_bench.py misbehaves on command
 // (hangs, crashes mid-execution, dies before ready, prints after its end line, ignores its stdin
-// closing). Every rule of persistent_session.h is checked here.
+// closing). Every rule of persistent_session.h is checked here and, for the device's timing gate,
+// in session_gate_test.cc.
 #include "worker/executors/session.h"
 
 #include <gtest/gtest.h>
@@ -8,96 +9,17 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <optional>
-#include <sstream>
 #include <thread>
 
-#include "tests/support/source_dir.h"
 #include "worker/executors/persistent_session.h"
+#include "worker/executors/session_test_support.h"
 
 namespace fleetsweep {
 namespace {
 
-namespace fs = std::filesystem;
-using Clock = std::chrono::steady_clock;
-
-using fleetsweep::testing::SourceDir;
-
-// The fake benchmark's section. A generous timeout by default: on a loaded 2-core CI machine a
-// Python start can take seconds; the timeout tests set their own short one.
-std::string Section(const std::string& extra = "", const std::string& session_extra = "",
-                    int timeout = 30) {
-  return "type: exec\ncommand: [python3, \"" + SourceDir() +
-         "/tests/data/bench/fake_session_bench.py\", \"{MODEL}\"]\ntimeout: " +
-         std::to_string(timeout) + "\n" + extra + "session: {mode: persistent" + session_extra +
-         "}\n";
-}
-
-ExecutionRequest Request(const std::string& act, const std::string& id,
-                         const std::string& model = "m1") {
-  ExecutionRequest r;
-  r.params["ACT"] = Value::FromText(act);
-  r.params["MODEL"] = Value::FromText(model);
-  r.params["VARIANT"] = Value::FromText(act);
-  r.attempt_id = id;
-  r.timeout_seconds = 30;
-  return r;
-}
-
-std::string Info(const v1::Attempt& a, const std::string& key) {
-  auto it = a.info().find(key);
-  return it == a.info().end() ? "" : it->second;
-}
-
-bool Alive(pid_t pid) { return kill(pid, 0) == 0; }
-
-bool GoneWithin(pid_t pid, double seconds) {
-  auto until = Clock::now() + std::chrono::duration<double>(seconds);
-  while (Clock::now() < until) {
-    if (!Alive(pid)) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  return !Alive(pid);
-}
-
-// Reads a FAKE_TIMING_LOG ("<pid> start|end <ns>" lines): how many lines it holds, and the most
-// sections open at once.
-struct LoggedSections {
-  size_t lines = 0;
-  int most_open = 0;
-};
-LoggedSections ReadTimingLog(const fs::path& log) {
-  std::ifstream f(log);
-  std::string pid, what;
-  long long ns;
-  std::vector<std::pair<long long, int>> events;
-  while (f >> pid >> what >> ns) events.emplace_back(ns, what == "start" ? 1 : -1);
-  std::sort(events.begin(), events.end());
-  LoggedSections r;
-  r.lines = events.size();
-  int open = 0;
-  for (const auto& [t, d] : events) {
-    open += d;
-    r.most_open = std::max(r.most_open, open);
-  }
-  return r;
-}
-
-class SessionTest : public ::testing::Test {
- protected:
-  std::unique_ptr<Launcher> Make(const std::string& section,
-                                 std::vector<std::string> restart = {}) {
-    auto l = Launcher::Create(section, restart);
-    EXPECT_TRUE(l.ok()) << l.status().ToString();
-    return l.ok() ? std::move(l).value() : nullptr;
-  }
-};
+using namespace session_testing;  // NOLINT(build/namespaces): the tests' shared helpers
 
 TEST_F(SessionTest, OneProcessServesManyExecutionsInOrder) {
   auto launcher = Make(Section());
@@ -302,166 +224,6 @@ TEST_F(SessionTest, CancelKillsAtOnce) {
   EXPECT_EQ(Info(a, "exec.cancelled"), "true");
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - t0).count(), 4.0);
   EXPECT_FALSE(session->Reusable());
-}
-
-// Two sessions on one device prepare in parallel but never time at the same time.
-TEST_F(SessionTest, OneDeviceNeverTimesTwoExecutionsAtOnce) {
-  fs::path log = fs::temp_directory_path() / ("fs-timing-" + std::to_string(getpid()) + ".log");
-  fs::remove(log);
-  auto launcher = Make(Section("env: {FAKE_TIMING_LOG: \"" + log.string() + "\"}\n"));
-  TimingGate gate;
-  auto work = [&](int slot) {
-    auto s = launcher->Open(Request("slow", "x"));
-    for (int i = 0; i < 6; ++i) {
-      ExecutionRequest r = Request("slow", "s" + std::to_string(slot) + "-" + std::to_string(i));
-      r.params["SLEEP_MS"] = Value::FromText("20");
-      EXPECT_TRUE(s->Execute(r, &gate).ok());
-    }
-  };
-  std::thread a(work, 0), b(work, 1);
-  a.join();
-  b.join();
-  const LoggedSections sections = ReadTimingLog(log);
-  ASSERT_EQ(sections.lines, 24u);
-  EXPECT_EQ(sections.most_open, 1) << "two timed sections overlapped";
-  fs::remove(log);
-}
-
-// A benchmark that offers run_after_prepare gets one request per execution (prepare with
-// "run": true) while its slot is the device's only one; with a second slot on the device it gets
-// the two-step prepare/run again, so that the other slot can prepare while this one times.
-TEST_F(SessionTest, PrepareAndRunInOneRequestOnlyWhileTheDeviceIsNotShared) {
-  auto launcher = Make(Section("env: {FAKE_RUN_AFTER_PREPARE: \"1\"}\n"));
-  auto session = launcher->Open(Request("ok", "r0"));
-  TimingGate gate;
-  gate.AddSharer();
-  for (int i = 1; i <= 3; ++i) {
-    ExecutionRequest r = Request("ok", "r" + std::to_string(i));
-    r.params["VALUE"] = Value::FromText(std::to_string(i));
-    if (i == 3) r.params["DEVICE_PREP_MS"] = Value::FromText("5");  // granted at once
-    v1::Attempt a = session->Execute(r, &gate);
-    ASSERT_TRUE(a.ok()) << a.failure_detail() << a.stderr_tail();
-    ASSERT_EQ(a.samples_size(), 3);
-    EXPECT_EQ(a.samples(0).value(), i);
-    EXPECT_EQ(Info(a, "session.run_after_prepare"), "true");
-  }
-  gate.AddSharer();  // a second slot on the device
-  ExecutionRequest r = Request("ok", "r4");
-  v1::Attempt a = session->Execute(r, &gate);
-  ASSERT_TRUE(a.ok()) << a.failure_detail() << a.stderr_tail();
-  EXPECT_EQ(Info(a, "session.run_after_prepare"), "");
-  EXPECT_EQ(Info(a, "session.position"), "4");  // the same process served all four
-  EXPECT_EQ(gate.acquisitions(), 4);
-}
-
-// Device work in prepare ("device" request) is exclusive too: with two slots on one device, no
-// prepare-time device section overlaps another slot's device section or timed section.
-TEST_F(SessionTest, DeviceWorkInPrepareNeverOverlapsAnotherSlotsTiming) {
-  fs::path log = fs::temp_directory_path() / ("fs-device-" + std::to_string(getpid()) + ".log");
-  fs::remove(log);
-  auto launcher = Make(Section("env: {FAKE_TIMING_LOG: \"" + log.string() + "\"}\n"));
-  TimingGate gate;
-  std::atomic<int> ok{0};
-  auto work = [&](int slot) {
-    auto s = launcher->Open(Request("slow", "x"));
-    for (int i = 0; i < 5; ++i) {
-      ExecutionRequest r = Request("slow", "d" + std::to_string(slot) + "-" + std::to_string(i));
-      r.params["SLEEP_MS"] = Value::FromText("15");
-      r.params["DEVICE_PREP_MS"] = Value::FromText("15");
-      v1::Attempt a = s->Execute(r, &gate);
-      if (a.ok()) ++ok;
-      EXPECT_GE(std::stod(a.info().at("exec.gate_wait_seconds")), 0.0);
-    }
-  };
-  std::thread a(work, 0), b(work, 1);
-  a.join();
-  b.join();
-  EXPECT_EQ(ok.load(), 10);
-  const LoggedSections sections = ReadTimingLog(log);
-  ASSERT_EQ(sections.lines, 40u);  // 10 executions x (device section + timed section) x 2
-  EXPECT_EQ(sections.most_open, 1) << "a device section overlapped another slot's";
-  fs::remove(log);
-}
-
-// Device work before ready (a "device" line during the start) holds the device's gate from that
-// line to ready: a session starting with device work on a device never overlaps another slot's
-// timed part, and its device_granted names the session.
-TEST_F(SessionTest, DeviceWorkBeforeReadyHoldsTheGateUntilReady) {
-  fs::path log = fs::temp_directory_path() / ("fs-startdev-" + std::to_string(getpid()) + ".log");
-  fs::remove(log);
-  auto plain = Make(Section("env: {FAKE_TIMING_LOG: \"" + log.string() + "\"}\n"));
-  auto device_start = Make(
-      Section("env: {FAKE_TIMING_LOG: \"" + log.string() + "\", FAKE_START_DEVICE_MS: \"40\"}\n"));
-  TimingGate gate;
-  std::atomic<int> ok{0};
-  std::vector<std::string> start_infos(2), granted_to(2);
-  auto work = [&](int slot) {
-    // Slot 0 times over and over; slot 1 opens three sessions that each start with device work.
-    for (int i = 0; i < 6; ++i) {
-      const bool starter = slot == 1;
-      auto s = (starter ? device_start : plain)->Open(Request("slow", "x"));
-      ExecutionRequest r = Request("slow", "s" + std::to_string(slot) + "-" + std::to_string(i));
-      r.params["SLEEP_MS"] = Value::FromText("10");
-      v1::Attempt a = s->Execute(r, &gate);
-      if (a.ok()) ++ok;
-      if (starter) {
-        start_infos[1] = Info(a, "session.start_gate_wait_seconds");
-        granted_to[1] = Info(a, "start_device_granted_to");
-        EXPECT_EQ(granted_to[1], Info(a, "session.id"));
-        EXPECT_GE(std::stod(Info(a, "session.start_seconds")), 0.04);
-      }
-      if (starter && i == 2) break;
-    }
-  };
-  std::thread a(work, 0), b(work, 1);
-  a.join();
-  b.join();
-  EXPECT_EQ(ok.load(), 9);
-  EXPECT_FALSE(start_infos[1].empty()) << "the start's gate wait is reported";
-  EXPECT_FALSE(granted_to[1].empty());
-  const LoggedSections sections = ReadTimingLog(log);
-  ASSERT_EQ(sections.lines, 24u);  // 9 timed sections + 3 start-time device sections, 2 lines each
-  EXPECT_EQ(sections.most_open, 1) << "device work before ready overlapped another slot's timing";
-  fs::remove(log);
-}
-
-// A start that asks for the device while the gate cannot be had (the slot is cancelled) fails
-// the attempt as cancelled, and the process is gone.
-TEST_F(SessionTest, ACancelledWaitForTheDeviceBeforeReadyEndsTheStart) {
-  auto launcher = Make(Section("env: {FAKE_START_DEVICE_MS: \"10\"}\n"));
-  TimingGate gate;
-  std::atomic<bool> cancel{false};
-  std::optional<TimingHold> other;
-  other.emplace(&gate, nullptr);  // another slot holds the device
-  ExecutionRequest r = Request("ok", "c-1");
-  r.cancel = &cancel;
-  auto s = launcher->Open(r);
-  std::thread canceller([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    cancel = true;
-    gate.WakeAll();
-  });
-  v1::Attempt a = s->Execute(r, &gate);
-  canceller.join();
-  EXPECT_FALSE(a.ok());
-  EXPECT_EQ(a.failure_class(), v1::FAILURE_CLASS_SIGNAL) << a.failure_detail();
-  EXPECT_NE(a.failure_detail().find("session start"), std::string::npos) << a.failure_detail();
-  EXPECT_FALSE(s->Reusable());
-}
-
-// A device request outside prepare is bad input: dropped, the execution and the session go on.
-TEST_F(SessionTest, ADeviceRequestDuringRunIsDropped) {
-  auto launcher = Make(Section());
-  auto s = launcher->Open(Request("ok", "x"));
-  TimingGate gate;
-  ExecutionRequest r = Request("ok", "dr-1");
-  r.params["DEVICE_IN_RUN"] = Value::FromText("1");
-  v1::Attempt a1 = s->Execute(r, &gate);
-  ASSERT_TRUE(a1.ok()) << a1.failure_detail();
-  v1::Attempt a2 = s->Execute(Request("ok", "dr-2"), &gate);
-  ASSERT_TRUE(a2.ok()) << a2.failure_detail();
-  EXPECT_EQ(Info(a2, "session.position"), "2") << "the session survived";
-  EXPECT_EQ(Info(a2, "pid"), Info(a1, "pid"));
 }
 
 TEST_F(SessionTest, SectionErrorsAreClear) {

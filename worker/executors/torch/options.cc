@@ -81,7 +81,7 @@ StatusOr<BenchOptions> ParseOptions(int argc, char** argv) {
                  "kernel parameter NAME=VALUE (overrides FLEETSWEEP_PARAM_NAME)");
   app.add_option("--prewarm", prewarm,
                  "persistent sessions: parameters NAME=VALUE[,NAME=VALUE] prepared once, untimed, "
-                 "in the session's first prepare (repeatable)");
+                 "before the session says ready (repeatable)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

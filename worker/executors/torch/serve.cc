@@ -96,6 +96,56 @@ bool Contains(const std::string& s, const char* needle) {
   return s.find(needle) != std::string::npos;
 }
 
+// The answer AwaitDevice returns when the device was granted (any other value is an exit status).
+constexpr int kDeviceGranted = -1;
+
+// Asks the worker for the device (a "device" line naming attempt `id`; none for the session's
+// start) and reads its answer: kDeviceGranted; kExitOk when stdin ended (the worker closed the
+// session); kExitInvalid, after a bad_request error line, for anything but a device_granted (for
+// an execution, one naming `id`).
+int AwaitDevice(std::FILE* in, Emitter& out, const std::string& id) {
+  out.Json(ControlLine("device", id));
+  std::string line;
+  bool too_long = false;
+  if (!ReadLine(in, &line, &too_long)) return kExitOk;
+  Request answer;
+  const std::string wrong = ParseRequest(line, too_long, &answer);
+  if (wrong.empty() && answer.kind == "device_granted" && (id.empty() || answer.id == id)) {
+    return kDeviceGranted;
+  }
+  out.Error("bad_request", "expected device_granted " +
+                               (id.empty() ? std::string("before ready") : "for " + id) +
+                               ", got: " + (wrong.empty() ? line.substr(0, 200) : wrong));
+  return kExitInvalid;
+}
+
+// Prepares each --prewarm set once (the options' values for every other parameter) through
+// `guarded` (ServeSession's exception guard), dropping what the sets print and forgetting each;
+// returns the `prewarm` info line's text: how long it took, and the sets that failed.
+template <typename Guarded>
+std::string PrewarmSets(ExecutionServer& server, const BenchOptions& options, Emitter& out,
+                        Guarded& guarded) {
+  const auto start = std::chrono::steady_clock::now();
+  std::vector<std::string> dropped;
+  std::string failed;
+  for (const auto& set : options.prewarm) {
+    out.Capture(&dropped);
+    const int rc = guarded([&] { return server.Prepare(WithParams(options, set)); });
+    out.Capture(nullptr);
+    server.Forget();
+    dropped.clear();
+    if (rc == kExitOk) continue;
+    std::string text;
+    for (const auto& [name, value] : set) text += (text.empty() ? "" : ",") + name + "=" + value;
+    failed += (failed.empty() ? "" : "; ") + text + " (exit " + std::to_string(rc) + ")";
+  }
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  char b[96];
+  std::snprintf(b, sizeof b, "%zu sets in %.1f ms", options.prewarm.size(), ms);
+  return std::string(b) + (failed.empty() ? "" : ", failed: " + failed);
+}
+
 }  // namespace
 
 ExceptionReport DescribeException(const std::exception& e) {
@@ -154,43 +204,18 @@ int ServeSession(ExecutionServer& server, const BenchOptions& options, std::FILE
   // instead of by each configuration's first execution. What the sets print is dropped; the
   // `prewarm` info line (before ready: every execution of the session carries it) says how long
   // it took and names a set that failed.
-  std::string line;
-  bool too_long = false;
   if (!options.prewarm.empty()) {
     if (server.UsesDevice()) {
-      out.Json(ControlLine("device", ""));
-      if (!ReadLine(in, &line, &too_long)) return kExitOk;  // the worker closed the session
-      Request answer;
-      const std::string wrong = ParseRequest(line, too_long, &answer);
-      if (!wrong.empty() || answer.kind != "device_granted") {
-        out.Error("bad_request", "expected device_granted before ready, got: " +
-                                     (wrong.empty() ? line.substr(0, 200) : wrong));
-        return kExitInvalid;
-      }
+      const int device = AwaitDevice(in, out, "");
+      if (device != kDeviceGranted) return device;
     }
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<std::string> dropped;
-    std::string failed;
-    for (const auto& set : options.prewarm) {
-      out.Capture(&dropped);
-      const int rc = guarded([&] { return server.Prepare(WithParams(options, set)); });
-      out.Capture(nullptr);
-      server.Forget();
-      dropped.clear();
-      if (rc == kExitOk) continue;
-      std::string text;
-      for (const auto& [name, value] : set) text += (text.empty() ? "" : ",") + name + "=" + value;
-      failed += (failed.empty() ? "" : "; ") + text + " (exit " + std::to_string(rc) + ")";
-    }
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    char b[96];
-    std::snprintf(b, sizeof b, "%zu sets in %.1f ms", options.prewarm.size(), ms);
-    out.Info("prewarm", std::string(b) + (failed.empty() ? "" : ", failed: " + failed));
+    out.Info("prewarm", PrewarmSets(server, options, out, guarded));
   }
 
   out.Json(ControlLine("ready", ""));
   std::string prepared_id;  // attempt id (JSON text) of the prepared execution, "" when none
+  std::string line;
+  bool too_long = false;
   while (ReadLine(in, &line, &too_long)) {
     if (!too_long && Blank(line)) continue;
     Request req;
@@ -210,15 +235,9 @@ int ServeSession(ExecutionServer& server, const BenchOptions& options, std::FILE
       held.clear();
       prepared_id.clear();
       if (server.UsesDevice()) {
-        out.Json(ControlLine("device", req.id));
-        Request answer;
-        if (!ReadLine(in, &line, &too_long)) break;  // the worker closed the session
-        const std::string wrong = ParseRequest(line, too_long, &answer);
-        if (!wrong.empty() || answer.kind != "device_granted" || answer.id != req.id) {
-          out.Error("bad_request", "expected device_granted for " + req.id +
-                                       ", got: " + (wrong.empty() ? line.substr(0, 200) : wrong));
-          return kExitInvalid;
-        }
+        const int device = AwaitDevice(in, out, req.id);
+        if (device == kExitOk) break;  // the worker closed the session
+        if (device != kDeviceGranted) return device;
       }
       const BenchOptions exec = WithParams(options, req.params);
       out.Capture(&held);
