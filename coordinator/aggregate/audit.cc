@@ -9,7 +9,7 @@
 namespace fleetsweep {
 namespace {
 
-std::string Join(const std::set<std::string>& s) {
+std::string Join(const FlatSet<std::string>& s) {
   std::string out;
   for (const auto& x : s) out += (out.empty() ? "" : ",") + x;
   return out.empty() ? "(none)" : out;

@@ -71,43 +71,48 @@ int IncrementalAggregate::RestResamples() const {
 void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, bool applied,
                                    const std::vector<double>& divisors, int resamples) {
   e->primary_resamples = resamples;
-  const uint64_t cseed = Fnv1a64(e->base.key, options_.seed);
+  const uint64_t cseed = Fnv1a64(log_.key(e->logged), options_.seed);
   if (summaries) {
     ConfigResult c;  // CheckBounds reads metrics and writes the bound fields
     for (const auto& [metric, execs] : e->raw) {
-      const bool primary = metric == primary_;
-      c.metrics[metric] = Summarize(execs, cseed, primary ? resamples : 500);
+      const bool primary = metric == primary_id_;
+      c.metrics[metric_names_.name(metric)] = Summarize(execs, cseed, primary ? resamples : 500);
     }
     auto p = c.metrics.find(primary_);
-    e->base.raw_primary = p != c.metrics.end() ? p->second : MetricSummary{};
+    e->raw_primary = p != c.metrics.end() ? p->second : MetricSummary{};
     CheckBounds(spec_, &c);
-    e->base.metrics = std::move(c.metrics);
-    e->base.violates_bound = c.violates_bound;
-    e->base.bound_violations = std::move(c.bound_violations);
+    e->lacks_bounded_metric = LacksBoundedMetric(spec_, e->ok_attempts, c.metrics);
+    e->metrics.clear();
+    e->metrics.reserve(c.metrics.size());
+    for (const auto& [name, m] : c.metrics) e->metrics.emplace_back(metric_names_.Find(name), m);
+    e->violates_bound = c.violates_bound;
+    if (!c.bound_violations.empty() || e->rare) {
+      e->rare_texts().bound_violations = std::move(c.bound_violations);
+    }
   }
   if (corrected) {
     Executions corr;
-    auto raw = e->raw.find(primary_);
+    const Executions* raw = RawOf(*e, primary_id_);
     // Divisors of 1 leave every value as it is (x / 1 == x): no corrected copy is made.
     const bool unit = std::all_of(e->primary_nodes.begin(), e->primary_nodes.end(), [&](int32_t n) {
       return divisors[static_cast<size_t>(n)] == 1.0;
     });
-    if (raw != e->raw.end() && unit) {
-      LogMedians(raw->second, e->primary_sessions, &e->log_medians, &e->log_sessions);
-      e->base.primary = applied ? Summarize(raw->second, cseed, resamples) : e->base.raw_primary;
+    if (raw != nullptr && unit) {
+      LogMedians(*raw, e->primary_sessions, &e->log_medians, &e->log_sessions);
+      e->primary = applied ? Summarize(*raw, cseed, resamples) : e->raw_primary;
       return;
     }
-    if (raw != e->raw.end()) {
-      corr.reserve(raw->second.size());
-      for (size_t j = 0; j < raw->second.size(); ++j) {
+    if (raw != nullptr) {
+      corr.reserve(raw->size());
+      for (size_t j = 0; j < raw->size(); ++j) {
         const double div = divisors[static_cast<size_t>(e->primary_nodes[j])];
-        std::vector<double> xs = raw->second[j];
+        std::vector<double> xs = (*raw)[j];
         for (double& x : xs) x /= div;
         corr.push_back(std::move(xs));
       }
     }
     LogMedians(corr, e->primary_sessions, &e->log_medians, &e->log_sessions);
-    e->base.primary = applied ? Summarize(corr, cseed, resamples) : e->base.raw_primary;
+    e->primary = applied ? Summarize(corr, cseed, resamples) : e->raw_primary;
   }
 }
 
@@ -121,8 +126,7 @@ void IncrementalAggregate::RetierCIs(bool minimize, bool applied,
   std::vector<size_t> ranked;
   for (size_t i = 0; i < entries_.size(); ++i) {
     const Entry& e = entries_[i];
-    if (e.base.primary.n > 0 && !e.base.violates_bound &&
-        !LacksBoundedMetric(spec_, e.base.ok_attempts, e.base.metrics)) {
+    if (e.primary.n > 0 && !e.violates_bound && !e.lacks_bounded_metric) {
       ranked.push_back(i);
     }
   }
@@ -131,8 +135,8 @@ void IncrementalAggregate::RetierCIs(bool minimize, bool applied,
   if (full != rest && top > 0 && top < ranked.size()) {
     std::nth_element(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(top - 1),
                      ranked.end(), [&](size_t a, size_t b) {
-                       const double ma = entries_[a].base.primary.median;
-                       const double mb = entries_[b].base.primary.median;
+                       const double ma = entries_[a].primary.median;
+                       const double mb = entries_[b].primary.median;
                        if (ma != mb) return RanksBefore(ma, mb, minimize);
                        return a < b;
                      });

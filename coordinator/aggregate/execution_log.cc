@@ -7,19 +7,7 @@
 
 namespace fleetsweep {
 
-int32_t ExecutionLog::Interned::Intern(const std::string& s) {
-  auto it = index.find(s);
-  if (it != index.end()) return it->second;
-  const auto i = static_cast<int32_t>(names.size());
-  names.push_back(s);
-  index.emplace(names.back(), i);
-  return i;
-}
-
-int32_t ExecutionLog::FindKey(const std::string& key) const {
-  auto it = keys_.index.find(key);
-  return it == keys_.index.end() ? -1 : it->second;
-}
+int32_t ExecutionLog::FindKey(const std::string& key) const { return keys_.Find(key); }
 
 int32_t ExecutionLog::Add(const v1::Attempt& a) {
   if (!a.ok()) return -1;

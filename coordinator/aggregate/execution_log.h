@@ -27,6 +27,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "coordinator/aggregate/intern_table.h"
 #include "fleetsweep/v1/data.pb.h"
 
 namespace fleetsweep {
@@ -68,7 +69,7 @@ class ExecutionLog {
   // one hash table of keys serves both (IncrementalAggregate).
   int32_t InternKey(const std::string& key) { return keys_.Intern(key); }
   // Room for `n` configuration keys without rehashing (a caller that knows how many will come).
-  void ReserveKeys(size_t n) { keys_.index.reserve(n); }
+  void ReserveKeys(size_t n) { keys_.Reserve(n); }
   // The index of `key`; -1 when it was never interned.
   int32_t FindKey(const std::string& key) const;
 
@@ -81,23 +82,18 @@ class ExecutionLog {
   const std::string& metric() const { return metric_; }
   const std::vector<LoggedExecution>& executions() const { return executions_; }
   const std::vector<LoggedReference>& references() const { return references_; }
-  const std::string& key(int32_t i) const { return keys_.names[static_cast<size_t>(i)]; }
-  const std::string& node(int32_t i) const { return nodes_.names[static_cast<size_t>(i)]; }
-  int32_t node_count() const { return static_cast<int32_t>(nodes_.names.size()); }
-  int32_t session_count() const { return static_cast<int32_t>(sessions_.names.size()); }
-  int32_t key_count() const { return static_cast<int32_t>(keys_.names.size()); }
+  const std::string& key(int32_t i) const { return keys_.name(i); }
+  const std::string& node(int32_t i) const { return nodes_.name(i); }
+  int32_t node_count() const { return nodes_.size(); }
+  int32_t session_count() const { return sessions_.size(); }
+  int32_t key_count() const { return keys_.size(); }
 
  private:
-  struct Interned {
-    std::deque<std::string> names;  // stable addresses for the views below
-    std::unordered_map<std::string_view, int32_t> index;
-    int32_t Intern(const std::string& s);
-  };
   std::string metric_;
   std::vector<LoggedExecution> executions_;
   std::vector<LoggedReference> references_;
-  Interned keys_, nodes_, sessions_;  // sessions_: "<node index>\x1f<session.id>"
-  std::vector<double> scratch_;       // AddWith's median buffer (no allocation per attempt)
+  InternTable keys_, nodes_, sessions_;  // sessions_: "<node index>\x1f<session.id>"
+  std::vector<double> scratch_;          // AddWith's median buffer (no allocation per attempt)
   Totals totals_;
 };
 

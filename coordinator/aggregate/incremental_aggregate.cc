@@ -92,16 +92,33 @@ std::string WinnerRule(double alpha, int looks) {
 }  // namespace
 
 ConfigResult IncrementalAggregate::Materialize(Entry& e, bool take) const {
-  ConfigResult c = take ? std::move(e.base) : e.base;
-  static const FailureTexts kNone;
-  const FailureTexts& f = e.failures ? *e.failures : kNone;
-  if (e.any_failure) {
-    c.failure_class = f.attempt_class;
-    c.failure_detail = f.attempt_detail;
+  ConfigResult c;
+  c.key = log_.key(e.logged);
+  for (size_t i = 0; i + 1 < e.params.size(); i += 2) {
+    c.params.emplace(param_names_.name(e.params[i]), param_values_.name(e.params[i + 1]));
   }
-  if (e.record_infeasible && (!f.record_class.empty() || !e.any_failure)) {
-    c.failure_class = f.record_class;
-    c.failure_detail = f.record_detail;
+  c.status = e.status;
+  c.attempts = e.attempts;
+  c.ok_attempts = e.ok_attempts;
+  c.failed_attempts = e.failed_attempts;
+  c.primary = e.primary;
+  c.raw_primary = e.raw_primary;
+  for (const auto& [metric, m] : e.metrics) c.metrics.emplace(metric_names_.name(metric), m);
+  for (int32_t f : e.fingerprints) c.fingerprints.insert(fingerprints_.name(f));
+  for (int32_t n : e.nodes) c.nodes.insert(nodes_.name(n));
+  c.violates_bound = e.violates_bound;
+  if (e.rare) {
+    Rare& f = *e.rare;
+    c.failures_by_class = take ? std::move(f.failures_by_class) : f.failures_by_class;
+    c.bound_violations = take ? std::move(f.bound_violations) : f.bound_violations;
+    if (e.any_failure) {
+      c.failure_class = f.attempt_class;
+      c.failure_detail = f.attempt_detail;
+    }
+    if (e.record_infeasible && (!f.record_class.empty() || !e.any_failure)) {
+      c.failure_class = f.record_class;
+      c.failure_detail = f.record_detail;
+    }
   }
   return c;
 }

@@ -18,11 +18,14 @@
 //
 // Memory: one entry per configuration given (constructor or Track), none for the others: the live
 // audits start with the configurations counted so far and Track each one as it gets its first
-// attempt, so a 1,000,000-configuration space costs only what has run. Per attempt: its finite
-// samples in its configuration's entry (one allocation per metric), its session's index (4 bytes,
-// twice: the effect test re-deals sessions, audit.h), and one 32-byte ExecutionLog
-// record (ok attempts; reference ones also keep their samples) for node effects and the warm-state
-// audit; no copy of the v1::Attempt.
+// attempt, so a 1,000,000-configuration space costs only what has run. An entry names its
+// strings by id (its key in the execution log's table; parameter names and values, metrics,
+// fingerprints and nodes in tables of this aggregate, each distinct string once): ~360 bytes
+// plus a few small vectors, and the full ConfigResult only when the result is built. Per
+// attempt: its finite samples in its configuration's entry (one allocation per metric), its
+// session's index (4 bytes, twice: the effect test re-deals sessions, audit.h), and one 32-byte
+// ExecutionLog record (ok attempts; reference ones also keep their samples) for node effects and
+// the warm-state audit; no copy of the v1::Attempt.
 //
 // Errors: none (as Aggregate). Ownership: borrows the spec (must outlive it); copies what it
 // needs from records and attempts. Not thread-safe: one thread calls everything.
@@ -40,6 +43,7 @@
 #include "common/space/spec.h"
 #include "coordinator/aggregate/aggregator.h"
 #include "coordinator/aggregate/execution_log.h"
+#include "coordinator/aggregate/intern_table.h"
 #include "coordinator/aggregate/sweep_result.h"
 #include "fleetsweep/v1/data.pb.h"
 
@@ -81,35 +85,55 @@ class IncrementalAggregate {
  private:
   using Executions = std::vector<std::vector<double>>;
   void Append(const v1::ConfigRecord& r);
-  // A configuration's failure texts (most configurations have none: allocated when one comes).
-  struct FailureTexts {
+  // What few configurations have (allocated when one comes): failure texts and counts, and
+  // bound violations.
+  struct Rare {
     std::string record_class, record_detail;    // its record's, when the record is infeasible
     std::string attempt_class, attempt_detail;  // Aggregate's first-failure rule
+    FlatMap<std::string, int> failures_by_class;
+    std::vector<std::string> bound_violations;
   };
-  // One configuration (memory, issue 16: ~0.7 KB before its samples; the summaries live in
-  // `base` once, not beside it).
+  // One configuration, in ids (memory, issue 16: ~350 bytes before its samples; the strings
+  // are interned once per sweep, and Materialize builds its ConfigResult). Its key is
+  // log_.key(logged); its parameters are (name, value) pairs of param_names_ and param_values_
+  // ids; its metrics, fingerprints and nodes are ids of metric_names_, fingerprints_ and nodes_.
   struct Entry {
-    // Key, params, status, counts, nodes, fingerprints, failures by class, and the cached
-    // summaries (metrics, raw_primary, primary, bound fields; valid when !dirty). Its
-    // failure_class and failure_detail stay empty: Materialize sets them from `failures`.
-    ConfigResult base;
+    int32_t logged = -1;  // the key's ExecutionLog index
+    ConfigOutcome status = ConfigOutcome::kPending;
     bool record_infeasible = false;
     bool any_failure = false;
     bool dirty = true;
-    std::unique_ptr<FailureTexts> failures;
-    std::map<std::string, Executions> raw;  // metric -> executions
-    std::vector<int32_t> primary_nodes;     // the node (log_.node) of each raw[primary] execution
+    bool violates_bound = false;
+    bool lacks_bounded_metric = false;  // LacksBoundedMetric, as of the last summaries
+    int32_t attempts = 0, ok_attempts = 0, failed_attempts = 0;
+    int32_t primary_resamples = 0;  // bootstrap rounds of the cached primary CIs (0: none yet)
+    // The cached summaries (valid when !dirty).
+    MetricSummary primary, raw_primary;
+    std::vector<std::pair<int32_t, MetricSummary>> metrics;  // by metric id, in name order
+    std::vector<int32_t> params;        // name id, value id, name id, value id, ...
+    std::vector<int32_t> fingerprints;  // sorted ids, distinct
+    std::vector<int32_t> nodes;         // sorted ids, distinct
+    std::unique_ptr<Rare> rare;
+    std::vector<std::pair<int32_t, Executions>> raw;  // metric id -> executions
+    std::vector<int32_t> primary_nodes;  // the node (log_.node) of each raw[primary] execution
     // The benchmark session of each raw[primary] execution (ExecutionLog's index; -1: none).
     std::vector<int32_t> primary_sessions;
     std::vector<double> log_medians;    // of the corrected primary executions
     std::vector<int32_t> log_sessions;  // the session of each of them (AuditEffects)
-    int primary_resamples = 0;          // bootstrap rounds of the cached primary CIs (0: none yet)
+    Rare& rare_texts() {
+      if (!rare) rare = std::make_unique<Rare>();
+      return *rare;
+    }
   };
-  // As Append, moving r's key and parameter values out (r is left empty).
+  // The parameters of `r` as Entry::params ids.
+  std::vector<int32_t> ParamIds(const v1::ConfigRecord& r);
+  // e's executions of metric `id`; null when none.
+  static const Executions* RawOf(const Entry& e, int32_t id);
+  // As Append, emptying r as it is taken (its storage goes now, not with the whole vector).
   void AppendTaking(v1::ConfigRecord* r);
   void Reserve(size_t configurations);  // room for the keys of this many, before appending
-  // Adds entry `e` (its base.key set) to the table.
-  void Insert(Entry e);
+  // Adds entry `e` of configuration `key` to the table.
+  void Insert(const std::string& key, Entry e);
   // Sets e's status and record failure from r.
   static void SetRecordState(const v1::ConfigRecord& r, Entry* e);
   // Groups `a`'s finite samples by metric (first-seen order) into groups_[0, returned count).
@@ -133,6 +157,9 @@ class IncrementalAggregate {
   const SweepSpec& spec_;
   AggregateOptions options_;
   std::string primary_;
+  int32_t primary_id_ = 0;  // primary_'s metric_names_ id
+  // Every string the entries name, once (InternTable: a 4-byte id in each entry).
+  InternTable param_names_, param_values_, metric_names_, fingerprints_, nodes_;
   std::deque<Entry> entries_;  // no spare capacity, and entries never move
   ExecutionLog log_;  // every attempt added, as node effects and the warm-state audit read it
   // The entry of each ExecutionLog key index (kNoEntry: none): an entry's key is interned in the

@@ -1,5 +1,6 @@
 // IncrementalAggregate's table of entries: configurations in (their records), attempts in. The
 // summaries, audits and ranking are computed in incremental_aggregate.cc.
+#include <algorithm>
 #include <cmath>
 
 #include "common/store/failure_text.h"
@@ -24,6 +25,12 @@ ConfigOutcome Outcome(const v1::ConfigRecord& r) {
 
 std::string ClassName(int c) { return FailureClassText(static_cast<v1::FailureClass>(c)); }
 
+// Adds `id` to the sorted, distinct `ids` (a configuration has few nodes and fingerprints).
+void InsertSorted(int32_t id, std::vector<int32_t>* ids) {
+  auto at = std::lower_bound(ids->begin(), ids->end(), id);
+  if (at == ids->end() || *at != id) ids->insert(at, id);
+}
+
 }  // namespace
 
 IncrementalAggregate::IncrementalAggregate(const SweepSpec& spec,
@@ -33,6 +40,7 @@ IncrementalAggregate::IncrementalAggregate(const SweepSpec& spec,
       options_(options),
       primary_(spec.primary_metric().name),
       log_(spec.primary_metric().name) {
+  primary_id_ = metric_names_.Intern(primary_);
   Reserve(records.size());
   for (const auto& r : records) Append(r);
 }
@@ -44,6 +52,7 @@ IncrementalAggregate::IncrementalAggregate(const SweepSpec& spec,
       options_(options),
       primary_(spec.primary_metric().name),
       log_(spec.primary_metric().name) {
+  primary_id_ = metric_names_.Intern(primary_);
   Reserve(records.size());
   for (auto& r : records) AppendTaking(&r);
 }
@@ -53,27 +62,33 @@ void IncrementalAggregate::Reserve(size_t configurations) {
   entry_of_logged_.reserve(configurations);
 }
 
+std::vector<int32_t> IncrementalAggregate::ParamIds(const v1::ConfigRecord& r) {
+  std::vector<int32_t> ids;
+  ids.reserve(2 * static_cast<size_t>(r.params_size()));
+  for (const auto& [k, v] : r.params()) {
+    ids.push_back(param_names_.Intern(k));
+    ids.push_back(param_values_.Intern(v));
+  }
+  return ids;
+}
+
 void IncrementalAggregate::Append(const v1::ConfigRecord& r) {
   Entry e;
   SetRecordState(r, &e);
-  e.base.key = r.config_key();
-  for (const auto& [k, v] : r.params()) e.base.params[k] = v;
-  Insert(std::move(e));
+  e.params = ParamIds(r);
+  Insert(r.config_key(), std::move(e));
 }
 
 void IncrementalAggregate::AppendTaking(v1::ConfigRecord* r) {
-  Entry e;
-  SetRecordState(*r, &e);
-  e.base.key = std::move(*r->mutable_config_key());
-  for (auto& [k, v] : *r->mutable_params()) e.base.params.emplace(k, std::move(v));
+  Append(*r);
   v1::ConfigRecord().Swap(r);  // r's storage goes now, not with the whole vector
-  Insert(std::move(e));
 }
 
 size_t IncrementalAggregate::EntryBytes() { return sizeof(Entry); }
 
-void IncrementalAggregate::Insert(Entry e) {
-  const auto logged = static_cast<size_t>(log_.InternKey(e.base.key));
+void IncrementalAggregate::Insert(const std::string& key, Entry e) {
+  e.logged = log_.InternKey(key);
+  const auto logged = static_cast<size_t>(e.logged);
   if (logged >= entry_of_logged_.size()) entry_of_logged_.resize(logged + 1, kNoEntry);
   entry_of_logged_[logged] = entries_.size();  // a key given twice: the later entry counts
   entries_.push_back(std::move(e));  // dirty: its (empty) summaries are computed on Result
@@ -101,12 +116,12 @@ void IncrementalAggregate::UpdateRecord(const v1::ConfigRecord& r) {
 }
 
 void IncrementalAggregate::SetRecordState(const v1::ConfigRecord& r, Entry* e) {
-  e->base.status = Outcome(r);
+  e->status = Outcome(r);
   e->record_infeasible = r.state() == v1::CONFIG_STATE_INFEASIBLE;
-  if (e->record_infeasible && !e->failures) e->failures = std::make_unique<FailureTexts>();
-  if (e->failures) {
-    e->failures->record_class = e->record_infeasible ? ClassName(r.last_failure()) : "";
-    e->failures->record_detail = e->record_infeasible ? r.last_failure_detail() : "";
+  if (e->record_infeasible || e->rare) {
+    Rare& f = e->rare_texts();
+    f.record_class = e->record_infeasible ? ClassName(r.last_failure()) : "";
+    f.record_detail = e->record_infeasible ? r.last_failure_detail() : "";
   }
 }
 
@@ -125,6 +140,13 @@ size_t IncrementalAggregate::GroupFiniteSamples(const v1::Attempt& a) {
     groups_[g].second.push_back(s.value());
   }
   return used;
+}
+
+const IncrementalAggregate::Executions* IncrementalAggregate::RawOf(const Entry& e, int32_t id) {
+  for (const auto& [metric, execs] : e.raw) {
+    if (metric == id) return &execs;
+  }
+  return nullptr;
 }
 
 IncrementalAggregate::Entry* IncrementalAggregate::Find(int32_t logged, const std::string& key) {
@@ -150,29 +172,36 @@ void IncrementalAggregate::Add(const v1::Attempt& a) {
   Entry* found = Find(ids.config, a.config_key());
   if (found == nullptr) return;
   Entry& e = *found;
-  ConfigResult* c = &e.base;
-  ++c->attempts;
-  c->nodes.insert(a.node());
+  ++e.attempts;
+  InsertSorted(nodes_.Intern(a.node()), &e.nodes);
   if (!a.ok()) {
-    ++c->failed_attempts;
-    c->failures_by_class[ClassName(a.failure_class())]++;
-    if (!e.failures) e.failures = std::make_unique<FailureTexts>();
-    if (!e.any_failure || e.failures->attempt_class.empty()) {
-      e.failures->attempt_class = ClassName(a.failure_class());
-      e.failures->attempt_detail = a.failure_detail();
+    ++e.failed_attempts;
+    Rare& f = e.rare_texts();
+    f.failures_by_class[ClassName(a.failure_class())]++;
+    if (!e.any_failure || f.attempt_class.empty()) {
+      f.attempt_class = ClassName(a.failure_class());
+      f.attempt_detail = a.failure_detail();
     }
     e.any_failure = true;
     return;  // a failed attempt changes no summary
   }
-  ++c->ok_attempts;
-  if (!a.fingerprint().empty()) c->fingerprints.insert(a.fingerprint());
+  ++e.ok_attempts;
+  if (!a.fingerprint().empty())
+    InsertSorted(fingerprints_.Intern(a.fingerprint()), &e.fingerprints);
   if (primary != nullptr) {
     e.primary_nodes.push_back(ids.node);
     e.primary_sessions.push_back(ids.session);
   }
   for (size_t g = 0; g < groups; ++g) {
     const std::vector<double>& xs = groups_[g].second;
-    e.raw[groups_[g].first].emplace_back(xs.begin(), xs.end());
+    const int32_t metric = metric_names_.Intern(groups_[g].first);
+    auto raw =
+        std::find_if(e.raw.begin(), e.raw.end(), [&](const auto& r) { return r.first == metric; });
+    if (raw == e.raw.end()) {
+      e.raw.emplace_back(metric, Executions{});
+      raw = e.raw.end() - 1;
+    }
+    raw->second.emplace_back(xs.begin(), xs.end());
   }
   total_samples_ += a.samples_size();
   if (!e.dirty) ++dirty_count_;

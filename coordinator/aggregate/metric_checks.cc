@@ -54,7 +54,7 @@ void CheckBounds(const SweepSpec& spec, ConfigResult* c) {
 }
 
 bool LacksBoundedMetric(const SweepSpec& spec, int ok_attempts,
-                        const std::map<std::string, MetricSummary>& metrics) {
+                        const FlatMap<std::string, MetricSummary>& metrics) {
   if (ok_attempts == 0) return false;
   for (const MetricSpec& m : spec.metrics) {
     if ((m.max_value || m.min_value) && !metrics.count(m.name)) return true;

@@ -28,7 +28,7 @@ void CheckBounds(const SweepSpec& spec, ConfigResult* c);
 // True when a configuration with `ok_attempts` successful attempts and these metric summaries
 // lacks a bounded metric (CheckMetricsArrived then marks it as violating its bound).
 bool LacksBoundedMetric(const SweepSpec& spec, int ok_attempts,
-                        const std::map<std::string, MetricSummary>& metrics);
+                        const FlatMap<std::string, MetricSummary>& metrics);
 
 // The ranking's order of two rankable configurations by their (corrected) primary medians: true
 // when `a` ranks before `b` (equal medians keep their order: the callers break ties by position).

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "coordinator/aggregate/flat_map.h"
+
 namespace fleetsweep {
 
 // A configuration's state at aggregation time.
@@ -37,19 +39,21 @@ struct MetricSummary {
   int resamples = 0;  // bootstrap rounds behind ci_low/ci_high (0: no interval was resampled)
 };
 
+// Its small maps and sets are flat (flat_map.h): a million-configuration sweep holds one of these
+// per configuration (issue 16).
 struct ConfigResult {
   std::string key;
-  std::map<std::string, std::string> params;
+  FlatMap<std::string, std::string> params;
   ConfigOutcome status = ConfigOutcome::kPending;
   int attempts = 0, ok_attempts = 0, failed_attempts = 0;
   MetricSummary primary;      // node effects removed when SweepResult::node_effects_applied
   MetricSummary raw_primary;  // the primary metric as measured (no node correction)
-  std::map<std::string, MetricSummary> metrics;  // every metric reported, raw (primary included)
-  std::set<std::string> fingerprints;
-  std::set<std::string> nodes;
+  FlatMap<std::string, MetricSummary> metrics;  // every metric reported, raw (primary included)
+  FlatSet<std::string> fingerprints;
+  FlatSet<std::string> nodes;
   std::string failure_class;  // last failure ("" when none)
   std::string failure_detail;
-  std::map<std::string, int> failures_by_class;
+  FlatMap<std::string, int> failures_by_class;
   bool violates_bound = false;  // a metric bound (e.g. p99 latency) is violated by the median
   std::vector<std::string> bound_violations;  // "p99_e2el_ms median 2400 > max 2000"
   // The winner test against the best configuration (NaN when not tested): two-sided p of the
