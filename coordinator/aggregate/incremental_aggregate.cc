@@ -94,6 +94,7 @@ std::string WinnerRule(double alpha, int looks) {
 ConfigResult IncrementalAggregate::Materialize(Entry& e, bool take) const {
   ConfigResult c;
   c.key = log_.key(e.logged);
+  c.params.reserve(e.params.size() / 2);  // exactly: a vector grown by doubling holds up to 2x
   for (size_t i = 0; i + 1 < e.params.size(); i += 2) {
     c.params.emplace(param_names_.name(e.params[i]), param_values_.name(e.params[i + 1]));
   }
@@ -103,8 +104,11 @@ ConfigResult IncrementalAggregate::Materialize(Entry& e, bool take) const {
   c.failed_attempts = e.failed_attempts;
   c.primary = e.primary;
   c.raw_primary = e.raw_primary;
+  c.metrics.reserve(e.metrics.size());
   for (const auto& [metric, m] : e.metrics) c.metrics.emplace(metric_names_.name(metric), m);
+  c.fingerprints.reserve(e.fingerprints.size());
   for (int32_t f : e.fingerprints) c.fingerprints.insert(fingerprints_.name(f));
+  c.nodes.reserve(e.nodes.size());
   for (int32_t n : e.nodes) c.nodes.insert(nodes_.name(n));
   c.violates_bound = e.violates_bound;
   if (e.rare) {

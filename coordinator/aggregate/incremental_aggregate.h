@@ -127,6 +127,8 @@ class IncrementalAggregate {
   };
   // The parameters of `r` as Entry::params ids.
   std::vector<int32_t> ParamIds(const v1::ConfigRecord& r);
+  // The nodes_ id of `node`, whose ExecutionLog index is `logged` (-1: not logged).
+  int32_t NodeId(int32_t logged, const std::string& node);
   // e's executions of metric `id`; null when none.
   static const Executions* RawOf(const Entry& e, int32_t id);
   // As Append, emptying r as it is taken (its storage goes now, not with the whole vector).
@@ -160,6 +162,7 @@ class IncrementalAggregate {
   int32_t primary_id_ = 0;  // primary_'s metric_names_ id
   // Every string the entries name, once (InternTable: a 4-byte id in each entry).
   InternTable param_names_, param_values_, metric_names_, fingerprints_, nodes_;
+  std::vector<int32_t> node_of_logged_;  // the nodes_ id of each ExecutionLog node (-1: not yet)
   std::deque<Entry> entries_;  // no spare capacity, and entries never move
   ExecutionLog log_;  // every attempt added, as node effects and the warm-state audit read it
   // The entry of each ExecutionLog key index (kNoEntry: none): an entry's key is interned in the

@@ -157,6 +157,14 @@ IncrementalAggregate::Entry* IncrementalAggregate::Find(int32_t logged, const st
   return i == kNoEntry ? nullptr : &entries_[i];  // none: not remembered; Track may add it later
 }
 
+int32_t IncrementalAggregate::NodeId(int32_t logged, const std::string& node) {
+  if (logged < 0) return nodes_.Intern(node);  // not logged (failed): found by name
+  const auto slot = static_cast<size_t>(logged);
+  if (slot >= node_of_logged_.size()) node_of_logged_.resize(slot + 1, -1);
+  if (node_of_logged_[slot] < 0) node_of_logged_[slot] = nodes_.Intern(node);
+  return node_of_logged_[slot];
+}
+
 void IncrementalAggregate::Add(const v1::Attempt& a) {
   ++total_attempts_;
   if (!a.ok()) ++failed_attempts_;
@@ -173,7 +181,7 @@ void IncrementalAggregate::Add(const v1::Attempt& a) {
   if (found == nullptr) return;
   Entry& e = *found;
   ++e.attempts;
-  InsertSorted(nodes_.Intern(a.node()), &e.nodes);
+  InsertSorted(NodeId(ids.node, a.node()), &e.nodes);
   if (!a.ok()) {
     ++e.failed_attempts;
     Rare& f = e.rare_texts();
@@ -194,7 +202,8 @@ void IncrementalAggregate::Add(const v1::Attempt& a) {
   }
   for (size_t g = 0; g < groups; ++g) {
     const std::vector<double>& xs = groups_[g].second;
-    const int32_t metric = metric_names_.Intern(groups_[g].first);
+    const std::string& name = groups_[g].first;
+    const int32_t metric = name == primary_ ? primary_id_ : metric_names_.Intern(name);
     auto raw =
         std::find_if(e.raw.begin(), e.raw.end(), [&](const auto& r) { return r.first == metric; });
     if (raw == e.raw.end()) {
