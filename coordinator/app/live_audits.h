@@ -20,14 +20,14 @@
 // Past `max_live_attempts` counted attempts the aggregate is dropped and only the progress is
 // published from then on; everything is computed at the end anyway from the store. The audit
 // thread keeps no copy of the attempts (a batch's are dropped once added): per attempt the
-// aggregate holds its finite samples and a 24-byte ExecutionLog record (execution_log.h), per
-// configuration an entry of about 1.7 KB. Measured (bench/live_audits_memory_bench.cc,
-// docs/performance.md): about 330 bytes per attempt when configurations repeat (20 executions of
-// 10 samples each), about 2.0 KB when every attempt is a new configuration (a 1,000,000-
-// configuration grid with one execution each), plus, during a round, a copy of every
-// configuration's result. 200,000 is kept: in the one-execution-per-configuration shape it is
-// already above what the 300 MB target allows (about 400 MB held at 200,000), so the default
-// cannot be raised until the per-configuration entry and the round's copy shrink.
+// aggregate holds its finite samples and a 32-byte ExecutionLog record (execution_log.h), per
+// configuration an entry of ids (incremental_aggregate.h). Measured (bench/live_audits_memory_
+// bench.cc, docs/performance.md, 2026-12-08): 255 bytes per attempt when configurations repeat
+// (200,000 attempts over 10,000 configurations, 10 samples each; 296 before the entry held ids),
+// 962 bytes when every attempt is a new configuration (a 1,000,000-configuration grid with one
+// execution each; 1,794 before), plus, during a round, a copy of every configuration's result
+// (~0.8 KB each). 200,000 is kept: in the one-execution-per-configuration shape that is ~185 MB
+// held and ~350 MB during a round, already above what the 300 MB target allows.
 //
 // Errors: none. Ownership: borrows the spec and the metrics (both must outlive it); owns the
 // thread, which the destructor stops and joins (a round in progress stops at its next check:
