@@ -163,7 +163,7 @@ class IncrementalAggregate {
   // Every string the entries name, once (InternTable: a 4-byte id in each entry).
   InternTable param_names_, param_values_, metric_names_, fingerprints_, nodes_;
   std::vector<int32_t> node_of_logged_;  // the nodes_ id of each ExecutionLog node (-1: not yet)
-  std::deque<Entry> entries_;  // no spare capacity, and entries never move
+  std::deque<Entry> entries_;            // no spare capacity, and entries never move
   ExecutionLog log_;  // every attempt added, as node effects and the warm-state audit read it
   // The entry of each ExecutionLog key index (kNoEntry: none): an entry's key is interned in the
   // log when the entry is added, so the log's table of keys is the only one (an attempt costs one
