@@ -18,15 +18,34 @@
 
 namespace fleetsweep {
 
+// What both containers are: distinct items kept sorted in one vector.
+template <class T>
+class SortedItems {
+ public:
+  using const_iterator = typename std::vector<T>::const_iterator;
+  using size_type = size_t;
+  const_iterator begin() const { return items_.begin(); }
+  const_iterator end() const { return items_.end(); }
+  size_t size() const { return items_.size(); }
+  bool empty() const { return items_.empty(); }
+  void clear() { items_.clear(); }
+  void reserve(size_t n) { items_.reserve(n); }
+
+ protected:
+  std::vector<T> items_;  // sorted by key, distinct keys
+};
+
 template <class K, class V>
-class FlatMap {
+class FlatMap : public SortedItems<std::pair<K, V>> {
+  using Base = SortedItems<std::pair<K, V>>;
+  using Base::items_;
+
  public:
   using key_type = K;
   using mapped_type = V;
   using value_type = std::pair<K, V>;
   using iterator = typename std::vector<value_type>::iterator;
-  using const_iterator = typename std::vector<value_type>::const_iterator;
-  using size_type = size_t;
+  using const_iterator = typename Base::const_iterator;
 
   FlatMap() = default;
   FlatMap(std::initializer_list<value_type> init) {
@@ -38,14 +57,10 @@ class FlatMap {
     for (const auto& [k, v] : m) emplace(k, v);
   }
 
+  using Base::begin;
+  using Base::end;
   iterator begin() { return items_.begin(); }
   iterator end() { return items_.end(); }
-  const_iterator begin() const { return items_.begin(); }
-  const_iterator end() const { return items_.end(); }
-  size_t size() const { return items_.size(); }
-  bool empty() const { return items_.empty(); }
-  void clear() { items_.clear(); }
-  void reserve(size_t n) { items_.reserve(n); }
 
   iterator find(const K& k) { return FindIn(items_, k); }
   const_iterator find(const K& k) const { return FindIn(items_, k); }
@@ -85,16 +100,17 @@ class FlatMap {
     if (it == items.end()) throw std::out_of_range("FlatMap::at: no such key");
     return it->second;
   }
-  std::vector<value_type> items_;  // sorted by key, distinct keys
 };
 
 template <class K>
-class FlatSet {
+class FlatSet : public SortedItems<K> {
+  using Base = SortedItems<K>;
+  using Base::items_;
+
  public:
   using value_type = K;
-  using iterator = typename std::vector<K>::const_iterator;
+  using iterator = typename Base::const_iterator;
   using const_iterator = iterator;
-  using size_type = size_t;
 
   FlatSet() = default;
   FlatSet(std::initializer_list<K> init) {
@@ -106,18 +122,11 @@ class FlatSet {
     for (const auto& v : r) insert(v);
   }
 
-  const_iterator begin() const { return items_.begin(); }
-  const_iterator end() const { return items_.end(); }
-  size_t size() const { return items_.size(); }
-  bool empty() const { return items_.empty(); }
-  void clear() { items_.clear(); }
-  void reserve(size_t n) { items_.reserve(n); }
-
   const_iterator find(const K& k) const {
     auto it = std::lower_bound(items_.begin(), items_.end(), k);
     return it != items_.end() && *it == k ? it : items_.end();
   }
-  size_t count(const K& k) const { return find(k) == end() ? 0 : 1; }
+  size_t count(const K& k) const { return find(k) == this->end() ? 0 : 1; }
   std::pair<const_iterator, bool> insert(K k) {
     auto it = std::lower_bound(items_.begin(), items_.end(), k);
     if (it != items_.end() && *it == k) return {it, false};
@@ -126,9 +135,6 @@ class FlatSet {
 
   bool operator==(const FlatSet& o) const { return items_ == o.items_; }
   bool operator!=(const FlatSet& o) const { return items_ != o.items_; }
-
- private:
-  std::vector<K> items_;  // sorted, distinct
 };
 
 }  // namespace fleetsweep
