@@ -323,6 +323,14 @@ RunOutcome SweepRunner::Finish() {
                                                                      : ExitCode::kStartOrIoFailure,
                             complete.message());
   }
+  if (!finished) {
+    // Interrupted: nothing reads or writes the store past here (no report), so it is closed now
+    // and its index (~0.2 KB a configuration that ran) is not held under the aggregate's peak.
+    // Its writes were made durable by the read back's drain; the layers over it go first.
+    st.write_behind.reset();
+    st.timed.reset();
+    st.store.reset();
+  }
   SweepResult result = aggregate.TakeResult();
   prompt.reset();
   result.interrupted = !finished;
