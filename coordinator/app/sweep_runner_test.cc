@@ -197,6 +197,10 @@ TEST(SweepRunner, StoppedSweepFinishesWithZero) {
   // No report.html for an interrupted sweep (a prompt exit); the output says how to write it.
   EXPECT_FALSE(std::filesystem::exists(dir->Join("out/report.html")));
   EXPECT_NE(out.str().find("fleetsweep report " + o.out_dir), std::string::npos) << out.str();
+  // Its store was closed in Finish (before the aggregate, so that its index is not held under
+  // the aggregate's peak), not when the runner goes: another process can open it now.
+  auto reopened = OpenStore(o.store_url);
+  EXPECT_TRUE(reopened.ok()) << reopened.status().message();
 }
 
 // --- StoreWatch against a real redis-server ---
