@@ -74,17 +74,18 @@ void IncrementalAggregate::Refresh(Entry* e, bool summaries, bool corrected, boo
   const uint64_t cseed = Fnv1a64(log_.key(e->logged), options_.seed);
   if (summaries) {
     ConfigResult c;  // CheckBounds reads metrics and writes the bound fields
+    e->metrics.clear();
+    e->metrics.reserve(e->raw.size());
+    e->raw_primary = MetricSummary{};
     for (const auto& [metric, execs] : e->raw) {
       const bool primary = metric == primary_id_;
-      c.metrics[metric_names_.name(metric)] = Summarize(execs, cseed, primary ? resamples : 500);
+      const MetricSummary m = Summarize(execs, cseed, primary ? resamples : 500);
+      e->metrics.emplace_back(metric, m);
+      c.metrics.emplace(metric_names_.name(metric), m);
+      if (primary) e->raw_primary = m;
     }
-    auto p = c.metrics.find(primary_);
-    e->raw_primary = p != c.metrics.end() ? p->second : MetricSummary{};
     CheckBounds(spec_, &c);
     e->lacks_bounded_metric = LacksBoundedMetric(spec_, e->ok_attempts, c.metrics);
-    e->metrics.clear();
-    e->metrics.reserve(c.metrics.size());
-    for (const auto& [name, m] : c.metrics) e->metrics.emplace_back(metric_names_.Find(name), m);
     e->violates_bound = c.violates_bound;
     if (!c.bound_violations.empty() || e->rare) {
       e->rare_texts().bound_violations = std::move(c.bound_violations);

@@ -109,7 +109,7 @@ class IncrementalAggregate {
     int32_t primary_resamples = 0;  // bootstrap rounds of the cached primary CIs (0: none yet)
     // The cached summaries (valid when !dirty).
     MetricSummary primary, raw_primary;
-    std::vector<std::pair<int32_t, MetricSummary>> metrics;  // by metric id, in name order
+    std::vector<std::pair<int32_t, MetricSummary>> metrics;  // by metric id
     std::vector<int32_t> params;        // name id, value id, name id, value id, ...
     std::vector<int32_t> fingerprints;  // sorted ids, distinct
     std::vector<int32_t> nodes;         // sorted ids, distinct
@@ -130,7 +130,7 @@ class IncrementalAggregate {
   // The nodes_ id of `node`, whose ExecutionLog index is `logged` (-1: not logged).
   int32_t NodeId(int32_t logged, const std::string& node);
   // e's executions of metric `id`; null when none.
-  static const Executions* RawOf(const Entry& e, int32_t id);
+  static Executions* RawOf(Entry& e, int32_t id);
   // As Append, emptying r as it is taken (its storage goes now, not with the whole vector).
   void AppendTaking(v1::ConfigRecord* r);
   void Reserve(size_t configurations);  // room for the keys of this many, before appending

@@ -142,8 +142,8 @@ size_t IncrementalAggregate::GroupFiniteSamples(const v1::Attempt& a) {
   return used;
 }
 
-const IncrementalAggregate::Executions* IncrementalAggregate::RawOf(const Entry& e, int32_t id) {
-  for (const auto& [metric, execs] : e.raw) {
+IncrementalAggregate::Executions* IncrementalAggregate::RawOf(Entry& e, int32_t id) {
+  for (auto& [metric, execs] : e.raw) {
     if (metric == id) return &execs;
   }
   return nullptr;
@@ -204,13 +204,9 @@ void IncrementalAggregate::Add(const v1::Attempt& a) {
     const std::vector<double>& xs = groups_[g].second;
     const std::string& name = groups_[g].first;
     const int32_t metric = name == primary_ ? primary_id_ : metric_names_.Intern(name);
-    auto raw =
-        std::find_if(e.raw.begin(), e.raw.end(), [&](const auto& r) { return r.first == metric; });
-    if (raw == e.raw.end()) {
-      e.raw.emplace_back(metric, Executions{});
-      raw = e.raw.end() - 1;
-    }
-    raw->second.emplace_back(xs.begin(), xs.end());
+    Executions* raw = RawOf(e, metric);
+    if (raw == nullptr) raw = &e.raw.emplace_back(metric, Executions{}).second;
+    raw->emplace_back(xs.begin(), xs.end());
   }
   total_samples_ += a.samples_size();
   if (!e.dirty) ++dirty_count_;
